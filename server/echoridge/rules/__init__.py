@@ -1,0 +1,37 @@
+"""The Echo Ridge rules engine: pure functions over frozen records (rules.md).
+
+    decide(state, command, rng) -> [events]     check a command and say what happens
+    evolve(state, event) -> state               apply one event; fold(events) rebuilds a game
+    legal_actions(state, seat) -> [commands]    what a seat may send now
+    view(state, viewer) -> plain map            what a Seat, a Spectator or Everyone may see
+
+No I/O, no clock, no global state and no ``random``: every random value comes from ``Rng`` in
+``decide`` and is recorded in the events.
+"""
+
+from echoridge.rules.engine import decide
+from echoridge.rules.errors import RulesError, RuleViolation
+from echoridge.rules.evolve import evolve, fold
+from echoridge.rules.legal import legal_actions
+from echoridge.rules.model import State, Status
+from echoridge.rules.rng import Rng
+from echoridge.rules.views import EVERYONE, SPECTATOR, Everyone, Seat, Spectator, Viewer, view
+
+__all__ = [
+    "EVERYONE",
+    "SPECTATOR",
+    "Everyone",
+    "Rng",
+    "RuleViolation",
+    "RulesError",
+    "Seat",
+    "Spectator",
+    "State",
+    "Status",
+    "Viewer",
+    "decide",
+    "evolve",
+    "fold",
+    "legal_actions",
+    "view",
+]

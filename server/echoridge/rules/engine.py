@@ -1,0 +1,166 @@
+"""``decide(state, command, rng) -> events``: check a command, carry it out, run the agenda
+until the game waits for someone, and return every event this produced."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import assert_never
+
+from echoridge.rules import commands as c
+from echoridge.rules import effects, flow
+from echoridge.rules import tasks as t
+from echoridge.rules.actions import (
+    check_action,
+    check_drive,
+    check_proceed,
+    exec_action,
+    exec_drive,
+    exec_proceed,
+)
+from echoridge.rules.answers import check_answer, exec_answer, exec_default, owed
+from echoridge.rules.cards import check_play, exec_play
+from echoridge.rules.context import Ctx
+from echoridge.rules.errors import RuleViolation
+from echoridge.rules.events import Continued, Event
+from echoridge.rules.model import Phase, State, Status
+from echoridge.rules.rng import Rng
+from echoridge.rules.setup import check_start, exec_start
+
+
+def check(state: State, command: c.Command) -> object:
+    """Raise RuleViolation unless the command is legal now; return what execution needs."""
+    match command:
+        case c.StartGame(players=players):
+            check_start(state, players)
+            return players
+        case c.ApplyDefault(seat=seat):
+            return _check_default(state, seat)
+        case c.Drive():
+            return check_drive(state, command)
+        case c.PlayForce():
+            return check_play(state, command)
+        case c.Proceed():
+            return check_proceed(state, command)
+        case (
+            c.Arrest() | c.CoffeeBreak() | c.CallForBackup() | c.CatchInformant()
+            | c.CatchWitness() | c.SearchScene() | c.Stakeout() | c.HoldMobster()
+            | c.BookMobster() | c.ResolveEvent()
+        ):
+            return check_action(state, command)
+        case (
+            c.GainSuspect() | c.Interrogate() | c.PickSlot() | c.DiscardForce()
+            | c.TakeFromPool() | c.LearnTrait() | c.PeekToken() | c.RestCase() | c.Accuse()
+        ):
+            return check_answer(state, command)
+        case _:
+            assert_never(command)
+
+
+def _check_default(state: State, seat: int) -> object:
+    if state.status is Status.NEW:
+        raise RuleViolation("rules/game_not_started", "The game has not started yet.")
+    decision = owed(state, seat) if isinstance(seat, int) else None
+    if decision is not None:
+        return decision
+    turn = state.turn
+    if turn is not None and turn.seat == seat and not state.pending:
+        if turn.phase in (Phase.W3, Phase.W4):
+            return turn.phase
+    raise RuleViolation("rules/no_decision_owed", "That seat owes no decision now.")
+
+
+def decide(state: State, command: c.Command, rng: Rng) -> list[Event]:
+    """The events a legal command produces.  Raises RuleViolation for an illegal one."""
+    plan = check(state, command)
+    ctx = Ctx(state, rng)
+    match command:
+        case c.StartGame(players=players):
+            exec_start(ctx, players)
+        case c.ApplyDefault():
+            if isinstance(plan, Phase):
+                exec_proceed(ctx, plan)
+            else:
+                exec_default(ctx, plan)  # type: ignore[arg-type]
+        case c.Drive():
+            exec_drive(ctx, command, plan)  # type: ignore[arg-type]
+        case c.PlayForce():
+            exec_play(ctx, command, plan)  # type: ignore[arg-type]
+        case c.Proceed():
+            exec_proceed(ctx, plan)  # type: ignore[arg-type]
+        case (
+            c.Arrest() | c.CoffeeBreak() | c.CallForBackup() | c.CatchInformant()
+            | c.CatchWitness() | c.SearchScene() | c.Stakeout() | c.HoldMobster()
+            | c.BookMobster() | c.ResolveEvent()
+        ):
+            exec_action(ctx, command, plan)  # type: ignore[arg-type]
+        case _:
+            exec_answer(ctx, command, plan)  # type: ignore[arg-type]
+    run(ctx)
+    if ctx.state.agenda != state.agenda or ctx.state.pending != state.pending:
+        ctx.emit(Continued(ctx.state.agenda, ctx.state.pending))
+    return ctx.events
+
+
+def run(ctx: Ctx) -> None:
+    """Run tasks until a decision is owed or the agenda is empty (the game waits for a turn
+    command, or is over)."""
+    while ctx.state.agenda and not ctx.state.pending:
+        task = ctx.state.agenda[0]
+        ctx.state = replace(ctx.state, agenda=ctx.state.agenda[1:])
+        execute(ctx, task)
+
+
+def execute(ctx: Ctx, task: t.Task) -> None:  # noqa: C901 - one dispatch
+    match task:
+        case t.NextTurn():
+            flow.next_turn(ctx)
+        case t.AfterAction():
+            flow.after_action(ctx)
+        case t.Advance():
+            flow.advance(ctx)
+        case t.EnterW4():
+            flow.enter_w4(ctx)
+        case t.MobsterRoll():
+            flow.mobster_roll(ctx)
+        case t.EndTurn():
+            flow.end_turn(ctx)
+        case t.ExpiryCheck(slot=slot):
+            flow.expiry_check(ctx, slot)
+        case t.OfferRest():
+            flow.offer_rest(ctx)
+        case t.EndOn48():
+            flow.end_on_48(ctx)
+        case t.DrawEvent():
+            flow.draw_event(ctx)
+        case t.Penalty():
+            flow.penalty(ctx)
+        case t.PlaceMobsters(count=count):
+            flow.place_mobsters(ctx, count)
+        case t.DiscardEvent(slot=slot):
+            flow.discard_event(ctx, slot)
+        case t.GainBadge(seat=seat):
+            effects.gain_badge(ctx, seat)
+        case t.InterrogateBonus(seat=seat):
+            effects.interrogate_bonus(ctx, seat)
+        case t.SuspectGain(seat=seat):
+            effects.suspect_gain(ctx, seat)
+        case t.Look(seat=seat, target=target, slot_one=slot_one):
+            effects.look(ctx, seat, target, slot_one)
+        case t.ForceGain(seat=seat):
+            effects.force_gain(ctx, seat)
+        case t.DiscardDown(seat=seat):
+            effects.discard_down(ctx, seat)
+        case t.DiscardOne(seat=seat):
+            effects.discard_one(ctx, seat)
+        case t.RemoveTokens(seat=seat, removals=removals):
+            effects.remove_tokens(ctx, seat, removals)
+        case t.RewardEvent(slot=slot, resolver=resolver, contributors=contributors):
+            effects.reward_event(ctx, slot, resolver, contributors)
+        case t.GiveReward(seat=seat, reward=reward):
+            effects.give_reward(ctx, seat, reward)
+        case t.DiscardPool():
+            effects.discard_pool(ctx)
+        case t.SolveEvidence(seat=seat):
+            effects.solve_evidence(ctx, seat)
+        case _:
+            assert_never(task)

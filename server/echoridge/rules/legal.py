@@ -1,0 +1,137 @@
+"""``legal_actions(state, seat)``: every command a seat may send now, parameters included.
+
+Candidates are generated per command kind and kept when ``check`` accepts them, so this list and
+``decide`` can never disagree.  Drives are the one exception to "every": a Drive may take any
+path, so the list holds one cheapest path (fewest hours, then canonical block order) to each
+reachable block; any other valid path is legal too.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from echoridge.rules import commands as c
+from echoridge.rules.board import BLOCKS, NEIGHBOURS, Block, index
+from echoridge.rules.data import (
+    ACTIONS,
+    EVIDENCE_ORDER,
+    Action,
+    FORCE_CARDS,
+    SUSPECT_IDS,
+    TimeWaivers,
+)
+from echoridge.rules.decisions import (
+    ChooseAccusation,
+    ChooseDiscard,
+    ChooseGain,
+    ChooseInterrogate,
+    ChoosePeek,
+    ChoosePoolCard,
+    ChooseRest,
+    ChooseSlot,
+    ChooseTrait,
+    Decision,
+)
+from echoridge.rules.engine import check
+from echoridge.rules.errors import RuleViolation
+from echoridge.rules.model import Phase, State, Status
+from echoridge.rules.queries import ability, block_surcharge, face_down_tokens
+
+
+def legal_actions(state: State, seat: int) -> tuple[c.Command, ...]:
+    if state.status in (Status.NEW, Status.OVER) or not 0 <= seat < len(state.players):
+        return ()
+    out = []
+    for cmd in _candidates(state, seat):
+        try:
+            check(state, cmd)
+        except RuleViolation:
+            continue
+        out.append(cmd)
+    return tuple(out)
+
+
+def _candidates(state: State, seat: int) -> list[c.Command]:
+    for d in state.pending:
+        if d.seat == seat:
+            return _answers(state, d)
+    turn = state.turn
+    if state.pending or turn is None or turn.seat != seat:
+        return []
+    out: list[c.Command] = []
+    if turn.phase in (Phase.W3, Phase.W4):
+        out.append(c.Proceed(seat))
+    if turn.phase is Phase.W1:
+        out.extend(c.Drive(seat, path) for path in cheapest_paths(state, seat))
+    for card in dict.fromkeys(state.players[seat].force):
+        if FORCE_CARDS[card].needs_block:
+            out.extend(c.PlayForce(seat, card, b) for b in BLOCKS)
+        else:
+            out.append(c.PlayForce(seat, card))
+    if turn.phase in (Phase.W1, Phase.W2):
+        out.extend(_actions(state, seat))
+    return out
+
+
+def _actions(state: State, seat: int) -> list[c.Command]:
+    waivers = isinstance(ability(state, seat), TimeWaivers) and state.players[seat].time_waivers
+    out: list[c.Command] = [
+        c.Arrest(seat),
+        c.CoffeeBreak(seat),
+        c.HoldMobster(seat),
+        c.BookMobster(seat),
+    ]
+    backup = ACTIONS[Action.CALL_FOR_BACKUP].risk
+    stakeout = ACTIONS[Action.STAKEOUT].risk
+    assert backup is not None and stakeout is not None
+    for ns in (False, True) if waivers else (False,):
+        out.extend(c.CallForBackup(seat, r, ns) for r in range(backup[0], backup[1] + 1))
+        out.append(c.CatchInformant(seat, ns))
+        out.append(c.CatchWitness(seat, ns))
+        out.append(c.SearchScene(seat, ns))
+        out.extend(c.Stakeout(seat, r, ns) for r in range(stakeout[0], stakeout[1] + 1))
+        out.extend(c.ResolveEvent(seat, slot, ns) for slot in range(1, len(state.slots) + 1))
+    return out
+
+
+def _answers(state: State, d: Decision) -> list[c.Command]:
+    seat = d.seat
+    others = [p.seat for p in state.players if p.seat != seat]
+    match d:
+        case ChooseGain():
+            return [c.GainSuspect(seat, None), *(c.GainSuspect(seat, o) for o in others)]
+        case ChooseInterrogate():
+            return [c.Interrogate(seat, None), *(c.Interrogate(seat, o) for o in others)]
+        case ChooseSlot(slots=slots):
+            return [c.PickSlot(seat, i) for i in range(1, len(slots) + 1)]
+        case ChooseDiscard():
+            return [c.DiscardForce(seat, card) for card in dict.fromkeys(state.players[seat].force)]
+        case ChoosePoolCard():
+            return [c.TakeFromPool(seat, card) for card in dict.fromkeys(state.pool)]
+        case ChooseTrait():
+            return [c.LearnTrait(seat, e) for e in EVIDENCE_ORDER]
+        case ChoosePeek():
+            return [c.PeekToken(seat, tok.block) for tok in face_down_tokens(state)]
+        case ChooseRest():
+            return [c.RestCase(seat, False), c.RestCase(seat, True)]
+        case ChooseAccusation():
+            return [c.Accuse(seat, s) for s in SUSPECT_IDS]
+    return []
+
+
+def cheapest_paths(state: State, seat: int) -> list[tuple[Block, ...]]:
+    """One cheapest path (base hours plus surcharges) from the car to every other block."""
+    start = state.players[seat].car
+    best: dict[Block, tuple[int, tuple[Block, ...]]] = {start: (0, ())}
+    heap: list[tuple[int, int, tuple[int, ...], Block]] = [(0, 0, (), start)]
+    while heap:
+        cost, _, key, block = heapq.heappop(heap)
+        if best[block][0] < cost:
+            continue
+        path = best[block][1]
+        for nxt in NEIGHBOURS[block]:
+            step = cost + 1 + block_surcharge(state, nxt)
+            if nxt not in best or step < best[nxt][0]:
+                best[nxt] = (step, (*path, nxt))
+                heapq.heappush(heap, (step, len(path) + 1, (*key, index(nxt)), nxt))
+    return [best[b][1] for b in BLOCKS if b != start and b in best]

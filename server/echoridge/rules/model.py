@@ -1,0 +1,151 @@
+"""The game state: frozen records, changed only by ``evolve``.
+
+A block is ``(col, row)`` with both in 1..5.  Per-block tables (``State.mobsters``) are tuples of 25
+indexed by ``index(block) = (row - 1) * 5 + (col - 1)``, which is also the canonical block order
+used by event-setup rolls.  The Time Track stack order is ``State.order``: every seat once, lower
+in the stack first, so among trackers on one space the one listed last is on top.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from echoridge.rules.board import Block
+from echoridge.rules.data import Color, Evidence
+from echoridge.rules.decisions import Decision
+from echoridge.rules.serial import tagged
+from echoridge.rules.tasks import Task
+
+
+class Status(str, Enum):
+    NEW = "new"
+    PLAYING = "playing"
+    ACCUSING = "accusing"
+    OVER = "over"
+
+
+class Phase(str, Enum):
+    """Where the active player's turn stands; W1-W4 are the Force windows of rules.md §9."""
+
+    W1 = "w1"  # turn begun: Drive, W1 cards, or the action
+    W2 = "w2"  # driven (or a W2 card played): W2 cards or the action
+    ACTION = "action"  # the action is resolving (its decisions may be owed)
+    W3 = "w3"  # after the action(s): W3 cards or proceed
+    STEPS = "steps"  # Steps 2 to 5 are running
+    W4 = "w4"  # after Step 3: W4 cards or proceed
+
+
+class ClueKind(str, Enum):
+    SEARCH = "search"
+    STAKEOUT = "stakeout"
+
+
+class Place(str, Enum):
+    CITY = "city"  # face down on its block
+    MAT = "mat"  # face up on a player's mat
+    REMOVED = "removed"  # removed unrevealed after a solve
+
+
+@tagged("clue_token")
+@dataclass(frozen=True, slots=True)
+class ClueToken:
+    """A Search or Stakeout token, named by the block it was placed on at setup."""
+
+    block: Block
+    kind: ClueKind
+    value: int  # Search: 1 success, 0 failure; Stakeout: 1..5
+    place: Place = Place.CITY
+    holder: int | None = None
+
+
+@tagged("active_event")
+@dataclass(frozen=True, slots=True)
+class ActiveEvent:
+    card: str
+    tokens: tuple[Block, ...] = ()  # event tokens still in the city
+    removed_by: tuple[int, ...] = ()  # seats that removed a token earlier, in order
+    card_mobsters: tuple[Color, ...] = ()
+    deadline: int | None = None
+
+
+@tagged("player")
+@dataclass(frozen=True, slots=True)
+class Player:
+    seat: int
+    ability: str
+    car: Block = (3, 3)
+    space: int = 0
+    ended: bool = False
+    badge: int = 0
+    arrests: tuple[Color, ...] = ()  # filled arrest spots
+    holding: Color | None = None
+    held_on_turn: int = 0
+    informants: tuple[int, ...] = ()  # rows of Informant tokens taken
+    witnesses: tuple[int, ...] = ()  # columns of Witness tokens taken
+    holding_tokens: tuple[Color, ...] = ()
+    suspects: tuple[str, ...] = ()  # the secret hand, in the order gained
+    seen: tuple[str, ...] = ()  # cards seen in other players' hands, in the order seen
+    shown: tuple[tuple[int, str], ...] = ()  # (looker, card): which of my cards were seen
+    known_tokens: frozenset[Block] = frozenset()  # face-down tokens this player has looked at
+    learned: tuple[Evidence, ...] = ()  # traits learned through an `E` reward
+    force: tuple[str, ...] = ()  # the secret Force hand, oldest first
+    time_waivers: int = 0  # Night Shift uses left
+    accused: bool = False
+    accusation: str | None = None
+
+
+@tagged("turn")
+@dataclass(frozen=True, slots=True)
+class Turn:
+    seat: int
+    number: int
+    start: int
+    night: bool
+    phase: Phase = Phase.W1
+    path: tuple[Block, ...] = ()
+    drive_hours: int = 0
+    actions: tuple[str, ...] = ()  # Action values taken this turn
+    action_hours: int = 0
+    played: tuple[str, ...] = ()  # Force cards played this turn
+    extra_action: bool = False  # Double Shift played: one more action
+    ignore_time: bool = False  # Judge's Signature waiting for the next action
+    cost_reduction: int = 0  # Rubber Stamp waiting for the next action
+    risk_bonus: int = 0  # Telephoto waiting for the next risk action
+    skip_roll: bool = False  # Checkpoint
+
+    @property
+    def hours(self) -> int:
+        return self.drive_hours + self.action_hours
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    status: Status = Status.NEW
+    players: tuple[Player, ...] = ()
+    layout: tuple[str, ...] = ()  # block names by index; HQ at the center
+    mobsters: tuple[Color | None, ...] = (None,) * 25
+    bag: tuple[int, int, int] = (5, 5, 5)  # red, blue, gray
+    informants: frozenset[int] = frozenset()  # rows whose Informant is still beside the city
+    witnesses: frozenset[int] = frozenset()  # columns whose Witness is still beside the city
+    hq_holding: tuple[Color, ...] = ()  # Holding tokens still on HQ
+    tokens: tuple[ClueToken, ...] = ()
+    murderer: str = ""
+    suspect_deck: tuple[str, ...] = ()  # top first
+    suspects_out: tuple[str, ...] = ()  # penalty discards, seen by nobody
+    event_deck: tuple[str, ...] = ()
+    event_discard: tuple[str, ...] = ()
+    slots: tuple[ActiveEvent | None, ...] = (None, None, None)
+    force_deck: tuple[str, ...] = ()
+    force_discard: tuple[str, ...] = ()
+    pool: tuple[str, ...] = ()  # revealed POOL cards not yet taken
+    solved: tuple[tuple[Evidence, int], ...] = ()  # (evidence, holder) in solve order
+    order: tuple[int, ...] = ()  # stack order: lower first
+    lines: frozenset[int] = frozenset()  # Event Lines already crossed
+    turn: Turn | None = None
+    turns: int = 0  # turns begun so far
+    looks: tuple[tuple[int, int], ...] = ()  # (looker, target), public
+    winners: tuple[int, ...] = ()
+    draws: int = 0  # random draws used so far
+    agenda: tuple[Task, ...] = ()  # tasks still to run, next first
+    pending: tuple[Decision, ...] = ()  # decisions owed now

@@ -1,0 +1,226 @@
+"""Facts derived from the state: order of play, costs, limits, clue counts.  Pure and cheap."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TypeVar
+
+from echoridge.rules.board import Block, index
+from echoridge.rules.data import (
+    ABILITIES,
+    ACTIONS,
+    DAY_SPACES,
+    EVENTS,
+    HAND_LIMIT,
+    AbilityEffect,
+    Action,
+    ActionSurcharge,
+    AllNight,
+    EventHandLimit,
+    EventSpec,
+    Evidence,
+    HandLimitDelta,
+    LongDriveWaiver,
+    NoForce,
+    Ongoing,
+    SetCost,
+    SurchargeRow,
+    SurchargeToken,
+    TimeOfDay,
+)
+from echoridge.rules.model import ActiveEvent, ClueKind, ClueToken, Place, Player, State
+
+E = TypeVar("E")
+
+
+def tt_order(state: State) -> tuple[int, ...]:
+    """Time Track order: every seat, lowest space first; on a shared space, top of stack first."""
+    height = {seat: i for i, seat in enumerate(state.order)}
+    players = state.players
+    return tuple(sorted(height, key=lambda s: (players[s].space, -height[s])))
+
+
+def next_seat(state: State) -> int | None:
+    """The player who plays next: the first player in Time Track order who has not ended."""
+    for seat in tt_order(state):
+        if not state.players[seat].ended:
+            return seat
+    return None
+
+
+def active_events(state: State) -> Iterator[tuple[int, ActiveEvent, EventSpec]]:
+    """(slot, active event, card) for every occupied slot, in slot order."""
+    for i, a in enumerate(state.slots):
+        if a is not None:
+            yield i + 1, a, EVENTS[a.card]
+
+
+def ongoing(state: State, kind: type[E]) -> list[E]:
+    """Every active event's ongoing effect of the given kind."""
+    return [
+        eff
+        for _, _, spec in active_events(state)
+        for eff in spec.ongoing
+        if isinstance(eff, kind)
+    ]
+
+
+def ongoing_with_event(
+    state: State, kind: type[Ongoing]
+) -> Iterator[tuple[ActiveEvent, Ongoing]]:
+    for _, a, spec in active_events(state):
+        for eff in spec.ongoing:
+            if isinstance(eff, kind):
+                yield a, eff
+
+
+def ability(state: State, seat: int) -> AbilityEffect:
+    return ABILITIES[state.players[seat].ability].effect
+
+
+def hand_limit(state: State, seat: int) -> int:
+    limit = HAND_LIMIT
+    eff = ability(state, seat)
+    if isinstance(eff, HandLimitDelta):
+        limit += eff.delta
+    for e in ongoing(state, EventHandLimit):
+        limit += e.delta
+    return max(0, limit)
+
+
+def all_night(state: State) -> bool:
+    return bool(ongoing(state, AllNight))
+
+
+def night_at(state: State, space: int) -> bool:
+    """Whether a turn beginning on this space now is a night turn (ALL_NIGHT included)."""
+    return space not in DAY_SPACES or all_night(state)
+
+
+def force_blocked(state: State) -> bool:
+    return bool(ongoing(state, NoForce))
+
+
+def action_time(state: State, action: Action, slot: int | None = None) -> TimeOfDay | None:
+    if action is Action.RESOLVE_EVENT:
+        if slot is None or not 1 <= slot <= len(state.slots):
+            return None
+        a = state.slots[slot - 1]
+        return EVENTS[a.card].resolve.time if a is not None else None
+    return ACTIONS[action].time
+
+
+def base_hours(state: State, action: Action, risk: int | None, slot: int | None) -> int:
+    spec = ACTIONS[action]
+    if spec.risk is not None:
+        assert risk is not None
+        return risk
+    if action is Action.RESOLVE_EVENT:
+        assert slot is not None
+        a = state.slots[slot - 1]
+        assert a is not None
+        return EVENTS[a.card].resolve.hours
+    return spec.hours
+
+
+def action_cost(
+    state: State, seat: int, action: Action, risk: int | None = None, slot: int | None = None
+) -> int:
+    """§5 cost order: base (or declared risk), ability set cost, surcharges, reductions, min 1."""
+    cost = base_hours(state, action, risk, slot)
+    eff = ability(state, seat)
+    if isinstance(eff, SetCost) and action in eff.actions:
+        cost = eff.hours
+    for s in ongoing(state, ActionSurcharge):
+        if s.action is action:
+            cost += s.hours
+    turn = state.turn
+    if turn is not None and ACTIONS[action].risk is None:
+        cost -= turn.cost_reduction
+    return max(1, cost)
+
+
+def block_surcharge(state: State, block: Block) -> int:
+    extra = 0
+    for a, eff in ongoing_with_event(state, SurchargeToken):
+        extra += block in a.tokens
+    for a, eff in ongoing_with_event(state, SurchargeRow):
+        extra += any(t[1] == block[1] for t in a.tokens)
+    return extra
+
+
+def drive_cost(state: State, seat: int, path: tuple[Block, ...], code_three: int) -> int:
+    """Hours of a Drive: base 1 per block entered, minus waivers, plus surcharges."""
+    waivers = code_three
+    eff = ability(state, seat)
+    if isinstance(eff, LongDriveWaiver) and len(path) >= eff.min_drive:
+        waivers += eff.blocks
+    base = len(path) - min(len(path), waivers)
+    return base + sum(block_surcharge(state, b) for b in path)
+
+
+def event_token_blocks(state: State) -> set[Block]:
+    return {b for a in state.slots if a is not None for b in a.tokens}
+
+
+def mobster_at(state: State, block: Block) -> object:
+    return state.mobsters[index(block)]
+
+
+def city_token(state: State, block: Block) -> ClueToken | None:
+    """The face-down Search or Stakeout token on a block, if any."""
+    for t in state.tokens:
+        if t.block == block and t.place is Place.CITY:
+            return t
+    return None
+
+
+def face_down_tokens(state: State) -> list[ClueToken]:
+    return [t for t in state.tokens if t.place is Place.CITY]
+
+
+def clues(state: State, player: Player, evidence: Evidence) -> int:
+    """How many clues of this evidence a player holds on their mat."""
+    match evidence:
+        case Evidence.RANK:
+            return len(player.informants)
+        case Evidence.GANG:
+            return len(player.witnesses)
+        case Evidence.FORENSICS:
+            return sum(
+                1
+                for t in state.tokens
+                if t.holder == player.seat and t.kind is ClueKind.SEARCH and t.value == 1
+            )
+        case Evidence.GETAWAY:
+            return sum(
+                1 for t in state.tokens if t.holder == player.seat and t.kind is ClueKind.STAKEOUT
+            )
+        case Evidence.WEAPON:
+            return len(player.holding_tokens)
+
+
+def holder(state: State, evidence: Evidence) -> int | None:
+    for e, seat in state.solved:
+        if e is evidence:
+            return seat
+    return None
+
+
+def knows_trait(state: State, seat: int, evidence: Evidence) -> bool:
+    return holder(state, evidence) == seat or evidence in state.players[seat].learned
+
+
+def unknown_solved(state: State, seat: int) -> list[Evidence]:
+    """Solved evidence whose trait this player does not know yet, in §7.1 order."""
+    solved = {e for e, _ in state.solved}
+    return [e for e in Evidence if e in solved and not knows_trait(state, seat, e)]
+
+
+def solo(state: State) -> bool:
+    return len(state.players) == 1
+
+
+def look_targets(state: State, seat: int) -> list[int]:
+    """Other players holding at least one Suspect card, in seat order."""
+    return [p.seat for p in state.players if p.seat != seat and p.suspects]

@@ -1,0 +1,75 @@
+"""Competitive setup (rules.md §3) and its draws (§16, R1-R9 and R11), in this order:
+R1 block layout, R2 clue tokens, R3 murderer, R4 Suspect deck, R5 Event deck, R6 Force deck,
+R7 abilities, R8 starting stack, then the 3 starting mobsters (each a bag draw, then a block)."""
+
+from __future__ import annotations
+
+from echoridge.rules import tasks as t
+from echoridge.rules.board import NON_HQ, index
+from echoridge.rules.context import Ctx
+from echoridge.rules.data import (
+    ABILITY_IDS,
+    BLOCK_NAMES,
+    EVENT_IDS,
+    FORCE_DECK,
+    HQ,
+    HQ_NAME,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    SEARCH_TOKENS,
+    STAKEOUT_VALUES,
+    STARTING_MOBSTERS,
+    SUSPECT_IDS,
+)
+from echoridge.rules.errors import RuleViolation
+from echoridge.rules.events import GameStarted
+from echoridge.rules.model import ClueKind, ClueToken, State, Status
+
+
+def check_start(state: State, players: int) -> None:
+    if state.status is not Status.NEW:
+        raise RuleViolation("rules/game_already_started", "The game has already started.")
+    if (
+        not isinstance(players, int)
+        or isinstance(players, bool)
+        or not MIN_PLAYERS <= players <= MAX_PLAYERS
+    ):
+        raise RuleViolation(
+            "rules/bad_player_count", f"A game has {MIN_PLAYERS} to {MAX_PLAYERS} players."
+        )
+
+
+def exec_start(ctx: Ctx, players: int) -> None:
+    names = ctx.shuffle(BLOCK_NAMES)  # R1
+    layout = list(names)
+    layout.insert(index(HQ), HQ_NAME)
+    spots = ctx.sample(NON_HQ, len(SEARCH_TOKENS) + len(STAKEOUT_VALUES))  # R2
+    n = len(SEARCH_TOKENS)
+    tokens = [
+        ClueToken(b, ClueKind.SEARCH, int(ok))
+        for b, ok in zip(spots[:n], SEARCH_TOKENS, strict=True)
+    ] + [
+        ClueToken(b, ClueKind.STAKEOUT, v)
+        for b, v in zip(spots[n:], STAKEOUT_VALUES, strict=True)
+    ]
+    tokens.sort(key=lambda tok: index(tok.block))
+    murderer = ctx.pick(SUSPECT_IDS)  # R3
+    deck = ctx.shuffle([s for s in SUSPECT_IDS if s != murderer])  # R4
+    events = ctx.shuffle(EVENT_IDS)  # R5
+    force = ctx.shuffle(FORCE_DECK)  # R6
+    abilities = ctx.sample(ABILITY_IDS, players)  # R7
+    order = ctx.shuffle(range(players))  # R8: bottom of the stack first
+    ctx.emit(
+        GameStarted(
+            players=players,
+            layout=tuple(layout),
+            tokens=tuple(tokens),
+            murderer=murderer,
+            suspect_deck=deck,
+            event_deck=events,
+            force_deck=force,
+            abilities=abilities,
+            order=order,
+        )
+    )
+    ctx.push(t.PlaceMobsters(STARTING_MOBSTERS), t.NextTurn())

@@ -1,0 +1,257 @@
+"""``view(state, viewer)``: what one viewer may see (rules.md §15), as plain maps and lists.
+
+This is the only way state leaves the engine.  A ``Seat`` sees the public table plus its own
+secrets, decision and legal actions (under ``you``); a ``Spectator`` sees the public table; and
+``Everyone`` (only once the game is over) sees every secret as well.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from echoridge.rules.board import BLOCKS
+from echoridge.rules.data import COLORS, CLUES_NEEDED, EVENT_LINES, EVIDENCE_ORDER, HQ, SUSPECTS
+from echoridge.rules.decisions import ChooseDiscard, ChooseSlot, Decision
+from echoridge.rules.errors import RulesError
+from echoridge.rules.legal import legal_actions
+from echoridge.rules.model import ClueKind, ClueToken, Place, State, Status
+from echoridge.rules.queries import clues, holder, knows_trait
+from echoridge.rules.serial import to_plain
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Spectator:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Everyone:
+    """Every secret: only once the game is over."""
+
+
+Viewer = Seat | Spectator | Everyone
+SPECTATOR = Spectator()
+EVERYONE = Everyone()
+
+
+def view(state: State, viewer: Viewer) -> dict[str, Any]:
+    if isinstance(viewer, Everyone) and state.status is not Status.OVER:
+        raise RulesError("the full view is only published after the game")
+    if isinstance(viewer, Seat) and not 0 <= viewer.seat < len(state.players):
+        raise RulesError("no such seat")
+    me = viewer.seat if isinstance(viewer, Seat) else None
+    everyone = isinstance(viewer, Everyone)
+    known = state.players[me].known_tokens if me is not None else frozenset()
+    out: dict[str, Any] = {
+        "status": state.status.value,
+        "mode": "solo" if len(state.players) == 1 else "competitive",
+        "turn": _turn(state),
+        "city": _city(state, known, everyone),
+        "bag": dict(zip((c.value for c in COLORS), state.bag, strict=True)),
+        "track": {
+            "stacks": _stacks(state),
+            "lines": list(EVENT_LINES),
+            "crossed": sorted(state.lines),
+        },
+        "events": {
+            "slots": [
+                None
+                if a is None
+                else {
+                    "card": a.card,
+                    "tokens": [list(b) for b in a.tokens],
+                    "removed_by": list(a.removed_by),
+                    "card_mobsters": [c.value for c in a.card_mobsters],
+                    "deadline": a.deadline,
+                }
+                for a in state.slots
+            ],
+            "deck": len(state.event_deck),
+            "discard": list(state.event_discard),
+        },
+        "force": {
+            "deck": len(state.force_deck),
+            "discard": list(state.force_discard),
+            "pool": list(state.pool),
+        },
+        "suspects": {"deck": len(state.suspect_deck), "out_of_game": len(state.suspects_out)},
+        "evidence": [
+            {
+                "evidence": e.value,
+                "clues": sum(clues(state, p, e) for p in state.players),
+                "needed": CLUES_NEEDED[e],
+                "holder": holder(state, e),
+            }
+            for e in EVIDENCE_ORDER
+        ],
+        "players": [_player(state, p.seat) for p in state.players],
+        "looks": [list(pair) for pair in state.looks],
+        "decisions": [_public_decision(d) for d in state.pending],
+        "you": _you(state, me) if me is not None else None,
+        "result": _result(state) if state.status is Status.OVER else None,
+        "secrets": _secrets(state) if everyone else None,
+    }
+    return out
+
+
+def _turn(state: State) -> dict[str, Any] | None:
+    turn = state.turn
+    if turn is None:
+        return None
+    return {
+        "seat": turn.seat,
+        "number": turn.number,
+        "start": turn.start,
+        "time": "night" if turn.night else "day",
+        "phase": turn.phase.value,
+        "path": [list(b) for b in turn.path],
+        "drive_hours": turn.drive_hours,
+        "actions": list(turn.actions),
+        "action_hours": turn.action_hours,
+        "played": list(turn.played),
+    }
+
+
+def _clue(token: ClueToken, known: frozenset[tuple[int, int]], everyone: bool) -> dict[str, Any]:
+    return {
+        "kind": token.kind.value,
+        "value": token.value if everyone or token.block in known else None,
+    }
+
+
+def _city(state: State, known: frozenset[tuple[int, int]], everyone: bool) -> dict[str, Any]:
+    on_block = {t.block: t for t in state.tokens if t.place is Place.CITY}
+    events: dict[tuple[int, int], list[int]] = {}
+    for i, a in enumerate(state.slots):
+        if a is not None:
+            for b in a.tokens:
+                events.setdefault(b, []).append(i + 1)
+    cars: dict[tuple[int, int], list[int]] = {}
+    for p in state.players:
+        cars.setdefault(p.car, []).append(p.seat)
+    blocks = []
+    for i, b in enumerate(BLOCKS):
+        mob = state.mobsters[i]
+        tok = on_block.get(b)
+        blocks.append(
+            {
+                "block": list(b),
+                "name": state.layout[i] if state.layout else "",
+                "hq": b == HQ,
+                "mobster": mob.value if mob is not None else None,
+                "clue": _clue(tok, known, everyone) if tok is not None else None,
+                "events": events.get(b, []),
+                "cars": cars.get(b, []),
+            }
+        )
+    return {
+        "blocks": blocks,
+        "informants": sorted(state.informants),
+        "witnesses": sorted(state.witnesses),
+        "holding_tokens": [c.value for c in state.hq_holding],
+    }
+
+
+def _stacks(state: State) -> list[dict[str, Any]]:
+    by_space: dict[int, list[int]] = {}
+    for seat in state.order:
+        by_space.setdefault(state.players[seat].space, []).append(seat)
+    return [{"space": s, "seats": seats} for s, seats in sorted(by_space.items())]
+
+
+def _player(state: State, seat: int) -> dict[str, Any]:
+    p = state.players[seat]
+    mat = [t for t in state.tokens if t.holder == seat]
+    return {
+        "seat": seat,
+        "ability": p.ability,
+        "space": p.space,
+        "ended": p.ended,
+        "badge": p.badge,
+        "car": list(p.car),
+        "arrests": [c.value for c in p.arrests],
+        "holding": p.holding.value if p.holding else None,
+        "informants": list(p.informants),
+        "witnesses": list(p.witnesses),
+        "search": [bool(t.value) for t in mat if t.kind is ClueKind.SEARCH],
+        "stakeout": [t.value for t in mat if t.kind is ClueKind.STAKEOUT],
+        "holding_tokens": [c.value for c in p.holding_tokens],
+        "evidence": [e.value for e, s in state.solved if s == seat],
+        "learned": [e.value for e in p.learned],
+        "suspects": len(p.suspects),
+        "force": len(p.force),
+        "night_shift_left": p.time_waivers,
+        "accused": p.accused,
+    }
+
+
+def _public_decision(d: Decision) -> dict[str, Any]:
+    out: dict[str, Any] = {"seat": d.seat, "kind": d.kind}
+    if isinstance(d, ChooseSlot):
+        out["target"] = d.target
+    return out
+
+
+def _you(state: State, seat: int) -> dict[str, Any]:
+    p = state.players[seat]
+    tokens = {t.block: t for t in state.tokens}
+    decision = next((d for d in state.pending if d.seat == seat), None)
+    mine: dict[str, Any] | None = None
+    if decision is not None:
+        mine = _public_decision(decision)
+        if isinstance(decision, ChooseSlot):
+            mine["slots"] = len(decision.slots)
+        if isinstance(decision, ChooseDiscard):
+            mine["reason"] = decision.reason
+    murderer = SUSPECTS.get(state.murderer)
+    return {
+        "seat": seat,
+        "suspects": list(p.suspects),
+        "seen": list(p.seen),
+        "shown": [list(pair) for pair in p.shown],
+        "force": list(p.force),
+        "known_tokens": [
+            {"block": list(b), "kind": tokens[b].kind.value, "value": tokens[b].value}
+            for b in sorted(p.known_tokens)
+        ],
+        "traits": {
+            e.value: murderer.trait(e)
+            for e in EVIDENCE_ORDER
+            if murderer is not None and knows_trait(state, seat, e)
+        },
+        "accusation": p.accusation,
+        "decision": mine,
+        "legal": [to_plain(cmd) for cmd in legal_actions(state, seat)],
+    }
+
+
+def _result(state: State) -> dict[str, Any]:
+    return {
+        "murderer": state.murderer,
+        "accusations": [p.accusation for p in state.players],
+        "winners": list(state.winners),
+    }
+
+
+def _secrets(state: State) -> dict[str, Any]:
+    murderer = SUSPECTS[state.murderer]
+    return {
+        "suspect_deck": list(state.suspect_deck),
+        "suspects_out": list(state.suspects_out),
+        "event_deck": list(state.event_deck),
+        "force_deck": list(state.force_deck),
+        "hands": [list(p.suspects) for p in state.players],
+        "seen": [list(p.seen) for p in state.players],
+        "force_hands": [list(p.force) for p in state.players],
+        "tokens": [
+            {"block": list(t.block), "kind": t.kind.value, "value": t.value, "place": t.place.value}
+            for t in state.tokens
+        ],
+        "traits": {e.value: murderer.trait(e) for e in EVIDENCE_ORDER},
+    }
