@@ -29,7 +29,9 @@ RULE_CODES: Final[dict[str, str]] = {
     "rules/no_stakeout_token": "There is no face-down Stakeout token on your block.",
     "rules/holding_full": "Your Holding spot is already full.",
     "rules/nothing_held": "There is no mobster on your Holding spot.",
-    "rules/held_this_turn": "Step 2 of Bring in for Holding needs a mobster held on an earlier turn.",
+    "rules/held_this_turn": (
+        "Step 2 of Bring in for Holding needs a mobster held on an earlier turn."
+    ),
     "rules/not_at_hq": "Your car must be at HQ.",
     "rules/risk_out_of_range": "That risk is outside the allowed range.",
     "rules/action_blocked": "An active event forbids that action.",

@@ -2,12 +2,14 @@
 
 Draw number ``n`` of a game with seed ``seed`` (32 bytes) and table id ``table`` is
 
-    block(n, a) = HMAC-SHA256(key=seed,
-                              msg=b"echoridge.draw.v1" || u16(len(table)) || table || u64(n) || u32(a))
+    block(n, a) = HMAC-SHA256(
+        key=seed,
+        msg=b"echoridge.draw.v1" || u16(len(table)) || table || u64(n) || u32(a))
 
-for attempt ``a = 0, 1, ...`` (big-endian unsigned integers, ``table`` in UTF-8).  A uniform value in
-``range(bound)`` takes the first 8 bytes of ``block(n, a)`` as a big-endian integer ``x`` and accepts
-the first attempt with ``x < 2**64 - (2**64 % bound)``; the value is then ``x % bound``.  Every draw
+for attempt ``a = 0, 1, ...`` (big-endian unsigned integers, ``table`` in UTF-8).  A uniform
+value in ``range(bound)`` takes the first 8 bytes of ``block(n, a)`` as a big-endian integer
+``x`` and accepts the first attempt with ``x < 2**64 - (2**64 % bound)``; the value is then
+``x % bound``.  Every draw
 index yields exactly one value however many attempts it needs, so a recorded draw (index, bound,
 value) can be checked on its own.
 

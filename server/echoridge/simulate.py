@@ -43,7 +43,9 @@ class Game:
     events: list[Event] = field(default_factory=list)
 
 
-def play_random(players: int, seed: bytes, table: str = "sim") -> Iterator[tuple[Command, list[Event], State]]:
+def play_random(
+    players: int, seed: bytes, table: str = "sim"
+) -> Iterator[tuple[Command, list[Event], State]]:
     """Yield (command, events, state after) for one game of uniformly random legal commands."""
     rng = Rng(seed, table)
     chooser = Rng(hashlib.sha256(b"seats" + seed).digest(), table)
@@ -74,9 +76,10 @@ def simulate(games: int, players: int, seed: int) -> dict[str, Any]:
     for g in range(games):
         state = State()
         try:
-            for n, (_, evs, state) in enumerate(play_random(players, game_seed(seed, g))):
+            for n, (_, evs, after) in enumerate(play_random(players, game_seed(seed, g))):
                 commands += 1
                 events += len(evs)
+                state = after
                 if n > MAX_COMMANDS:
                     raise RuntimeError("game did not end")
         except Exception as exc:  # any failure of a game is counted, never hidden

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 
 from echoridge.rules import commands as c
 from echoridge.rules import tasks as t
-from echoridge.rules.board import NEIGHBOURS, Block, near, on_board
+from echoridge.rules.board import NEIGHBOURS, Block, index, near, on_board
 from echoridge.rules.context import Ctx
 from echoridge.rules.data import (
     ACTIONS,
+    EVENTS,
     FORCE_CARDS,
     HOURS,
     HQ,
@@ -192,8 +193,6 @@ def _check_event_slot(state: State, seat: int, slot: int) -> None:
         raise RuleViolation(
             "rules/not_on_event_token", "Your car must be on a block holding this event's token."
         )
-    from echoridge.rules.data import EVENTS
-
     if EVENTS[active.card].resolve.kind is ResolveKind.NAB and mobster_at(state, car) is not None:
         raise RuleViolation(
             "rules/mobster_on_token", "Apprehend the mobster on this token to remove it."
@@ -275,16 +274,10 @@ def _check_requirement(state: State, seat: int, turn: Turn, action: Action) -> N
 
 def apprehend(ctx: Ctx, seat: int, block: Block, removals: list[tuple[int, Block]]) -> None:
     """Take the mobster off a block to the bag, noting NAB tokens for effect step (2)."""
-    color = ctx.state.mobsters[_index(block)]
+    color = ctx.state.mobsters[index(block)]
     assert color is not None
     removals.extend(nab_removals(ctx.state, block))
     ctx.emit(MobsterApprehended(seat, block, color))
-
-
-def _index(block: Block) -> int:
-    from echoridge.rules.board import index
-
-    return index(block)
 
 
 def exec_action(ctx: Ctx, cmd: c.ActionCommand, plan: Plan) -> None:
@@ -301,7 +294,7 @@ def exec_action(ctx: Ctx, cmd: c.ActionCommand, plan: Plan) -> None:
     removals: list[tuple[int, Block]] = []
     match plan.action:
         case Action.ARREST:
-            color = ctx.state.mobsters[_index(car)]
+            color = ctx.state.mobsters[index(car)]
             assert color is not None
             if color in p.arrests:
                 apprehend(ctx, seat, car, removals)
@@ -315,13 +308,13 @@ def exec_action(ctx: Ctx, cmd: c.ActionCommand, plan: Plan) -> None:
             pass
         case Action.CALL_FOR_BACKUP:
             assert plan.risk is not None
-            dice = (ctx.below(6) + 1,)
+            dice: tuple[int, ...] = (ctx.below(6) + 1,)
             if isinstance(ability(ctx.state, seat), TwoDiceLow):
                 dice = (*dice, ctx.below(6) + 1)
             success = min(dice) <= plan.risk + bonus
             ctx.emit(BackupCalled(seat, plan.risk, dice, success))
             for block in near(car) if success else (car,):
-                if ctx.state.mobsters[_index(block)] is not None:
+                if ctx.state.mobsters[index(block)] is not None:
                     apprehend(ctx, seat, block, removals)
             if success and not ongoing(ctx.state, NoForceOnBackup):
                 follow.append(t.ForceGain(seat))
@@ -351,7 +344,7 @@ def exec_action(ctx: Ctx, cmd: c.ActionCommand, plan: Plan) -> None:
             else:
                 ctx.emit(StakeoutFailed(seat, car, plan.risk))
         case Action.BRING_IN_1:
-            color = ctx.state.mobsters[_index(car)]
+            color = ctx.state.mobsters[index(car)]
             assert color is not None
             removals.extend(nab_removals(ctx.state, car))
             ctx.emit(MobsterHeld(seat, car, color))
@@ -376,8 +369,6 @@ def exec_action(ctx: Ctx, cmd: c.ActionCommand, plan: Plan) -> None:
 def _resolve_removals(state: State, seat: int, slot: int) -> list[tuple[int, Block]]:
     """VISIT/NAB: the token under the car; MEET: also the other token if another officer who
     has not ended has their car on it (never in Solo)."""
-    from echoridge.rules.data import EVENTS
-
     active = state.slots[slot - 1]
     assert active is not None
     car = state.players[seat].car
@@ -408,5 +399,3 @@ def exec_proceed(ctx: Ctx, phase: Phase) -> None:
         ctx.emit(PhaseEntered(Phase.STEPS))
         roll_then_end(ctx)
 
-
-__all__ = ["check_action", "exec_action", "HQ"]

@@ -71,7 +71,7 @@ def check_answer(state: State, cmd: c.Answer) -> Decision:
     return decision
 
 
-def _valid(state: State, cmd: c.Answer, decision: Decision) -> bool:  # noqa: C901
+def _valid(state: State, cmd: c.Answer, decision: Decision) -> bool:
     p = state.players[cmd.seat]
     match cmd:
         case c.GainSuspect(look_at=target):

@@ -7,11 +7,11 @@ below), so a ruling that changes a card, an event or a number changes this modul
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Final
 
 
-class Color(str, Enum):
+class Color(StrEnum):
     RED = "red"
     BLUE = "blue"
     GRAY = "gray"
@@ -20,7 +20,7 @@ class Color(str, Enum):
 COLORS: Final = (Color.RED, Color.BLUE, Color.GRAY)
 
 
-class Evidence(str, Enum):
+class Evidence(StrEnum):
     """The five evidence kinds, in §7.1 order (also the default order of the `E` reward)."""
 
     RANK = "rank"
@@ -33,7 +33,7 @@ class Evidence(str, Enum):
 EVIDENCE_ORDER: Final = tuple(Evidence)
 
 
-class Action(str, Enum):
+class Action(StrEnum):
     ARREST = "arrest"
     COFFEE_BREAK = "coffee_break"
     CALL_FOR_BACKUP = "call_for_backup"
@@ -46,7 +46,7 @@ class Action(str, Enum):
     RESOLVE_EVENT = "resolve_event"
 
 
-class TimeOfDay(str, Enum):
+class TimeOfDay(StrEnum):
     DAY = "day"
     NIGHT = "night"
 
@@ -164,7 +164,7 @@ SUSPECT_IDS: Final = tuple(SUSPECTS)
 # --- Effect vocabulary --------------------------------------------------------------------------
 
 
-class Window(str, Enum):
+class Window(StrEnum):
     W1 = "w1"  # before the Drive
     W2 = "w2"  # after the Drive, before the action command
     W3 = "w3"  # after the action and all its decisions
@@ -409,7 +409,7 @@ Ongoing = (
 )
 
 
-class ResolveKind(str, Enum):
+class ResolveKind(StrEnum):
     VISIT = "visit"
     MEET = "meet"
     NAB = "nab"
@@ -422,7 +422,7 @@ class Resolve:
     time: TimeOfDay | None = None
 
 
-class Reward(str, Enum):
+class Reward(StrEnum):
     BADGE = "B"
     FORCE = "F"
     SUSPECT = "S"
@@ -432,7 +432,7 @@ class Reward(str, Enum):
     POOL = "POOL"
 
 
-class Penalty(str, Enum):
+class Penalty(StrEnum):
     PENALTY = "PEN"
     DISCARD_FORCE = "DISCARD_F"
     MOBSTERS = "MOB"

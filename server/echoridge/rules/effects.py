@@ -228,6 +228,7 @@ def reward_event(ctx: Ctx, slot: int, resolver: int, contributors: tuple[int, ..
     spec = EVENTS[active.card]
     ctx.emit(EventResolved(slot, resolver, contributors))
     gifts: list[t.Task] = []
+    reward: Reward | None
     for seat in tt_order(ctx.state):
         if seat == resolver:
             reward = spec.resolver
@@ -305,5 +306,3 @@ def solve_evidence(ctx: Ctx, seat: int) -> None:
         )
     ctx.push(*gains)
 
-
-__all__ = ["discard_pool", "gain_options", "solve_evidence"]

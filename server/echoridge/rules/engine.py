@@ -63,9 +63,8 @@ def _check_default(state: State, seat: int) -> object:
     if decision is not None:
         return decision
     turn = state.turn
-    if turn is not None and turn.seat == seat and not state.pending:
-        if turn.phase in (Phase.W3, Phase.W4):
-            return turn.phase
+    if turn is not None and turn.seat == seat and turn.phase in (Phase.W3, Phase.W4):
+        return turn.phase
     raise RuleViolation("rules/no_decision_owed", "That seat owes no decision now.")
 
 
@@ -110,7 +109,7 @@ def run(ctx: Ctx) -> None:
         execute(ctx, task)
 
 
-def execute(ctx: Ctx, task: t.Task) -> None:  # noqa: C901 - one dispatch
+def execute(ctx: Ctx, task: t.Task) -> None:
     match task:
         case t.NextTurn():
             flow.next_turn(ctx)

@@ -4,20 +4,18 @@ stored history; ``fold(events)`` rebuilds a game from its events alone."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import assert_never
 
 from echoridge.rules import events as ev
 from echoridge.rules.board import index
 from echoridge.rules.data import (
+    ABILITIES,
     ACTIONS,
     COLORS,
-    EVENTS,
     FORCE_CARDS,
-    HOURS,
-    HQ,
     GRID,
-    ABILITIES,
+    HOURS,
+    Action,
     Color,
     CostReduction,
     ExtraAction,
@@ -25,7 +23,6 @@ from echoridge.rules.data import (
     RiskBonus,
     SkipRoll,
     TimeWaivers,
-    Action,
 )
 from echoridge.rules.model import ActiveEvent, ClueToken, Place, Player, State, Status, Turn
 
@@ -47,24 +44,24 @@ def _bag(bag: tuple[int, int, int], color: Color, delta: int) -> tuple[int, int,
 def _set_player(state: State, player: Player) -> State:
     players = list(state.players)
     players[player.seat] = player
-    return replace(state, players=tuple(players))
+    return state.but(players=tuple(players))
 
 
 def _set_mobster(state: State, block: tuple[int, int], color: Color | None) -> State:
     mob = list(state.mobsters)
     mob[index(block)] = color
-    return replace(state, mobsters=tuple(mob))
+    return state.but(mobsters=tuple(mob))
 
 
 def _set_slot(state: State, slot: int, active: ActiveEvent | None) -> State:
     slots = list(state.slots)
     slots[slot - 1] = active
-    return replace(state, slots=tuple(slots))
+    return state.but(slots=tuple(slots))
 
 
 def _set_token(state: State, token: ClueToken) -> State:
-    return replace(
-        state, tokens=tuple(token if t.block == token.block else t for t in state.tokens)
+    return state.but(
+        tokens=tuple(token if t.block == token.block else t for t in state.tokens)
     )
 
 
@@ -83,33 +80,33 @@ def _without(cards: tuple[str, ...], position: int) -> tuple[str, ...]:
     return cards[:position] + cards[position + 1 :]
 
 
-def evolve(state: State, event: ev.Event) -> State:  # noqa: C901 - one dispatch
+def evolve(state: State, event: ev.Event) -> State:
     match event:
         case ev.Drawn():
-            return replace(state, draws=state.draws + 1)
+            return state.but(draws=state.draws + 1)
         case ev.Continued(agenda=agenda, pending=pending):
-            return replace(state, agenda=agenda, pending=pending)
+            return state.but(agenda=agenda, pending=pending)
         case ev.GameStarted():
             return _started(state, event)
         case ev.TurnBegan(seat=seat, number=number, night=night):
             start = state.players[seat].space
-            return replace(state, turn=Turn(seat, number, start, night), turns=number)
+            return state.but(turn=Turn(seat, number, start, night), turns=number)
         case ev.PhaseEntered(phase=phase):
             assert state.turn is not None
-            return replace(state, turn=replace(state.turn, phase=phase))
+            return state.but(turn=state.turn.but(phase=phase))
         case ev.CarDriven(seat=seat, path=path, hours=hours):
             assert state.turn is not None
-            s = _set_player(state, replace(state.players[seat], car=path[-1]))
-            return replace(s, turn=replace(state.turn, path=path, drive_hours=hours))
+            s = _set_player(state, state.players[seat].but(car=path[-1]))
+            return s.but(turn=state.turn.but(path=path, drive_hours=hours))
         case ev.CarMoved(seat=seat, block=block):
-            return _set_player(state, replace(state.players[seat], car=block))
+            return _set_player(state, state.players[seat].but(car=block))
         case ev.ForcePlayed(seat=seat, card=card):
             return _force_played(state, seat, card)
         case ev.ActionTaken():
             return _action_taken(state, event)
         case ev.TrackerAdvanced(seat=seat, space=space, lines=lines):
-            s = _set_player(state, replace(state.players[seat], space=space))
-            return replace(s, order=_to_top(state.order, seat), lines=state.lines | set(lines))
+            s = _set_player(state, state.players[seat].but(space=space))
+            return s.but(order=_to_top(state.order, seat), lines=state.lines | set(lines))
         case ev.TrackersPushed():
             return _pushed(state)
         case ev.MobsterRolled() | ev.BackupCalled() | ev.SlotsDealt() | ev.EventResolved():
@@ -121,135 +118,131 @@ def evolve(state: State, event: ev.Event) -> State:  # noqa: C901 - one dispatch
             bag = state.bag
             for color in (*p.arrests, *((p.holding,) if p.holding else ())):
                 bag = _bag(bag, color, 1)
-            s = _set_player(state, replace(p, ended=True, arrests=(), holding=None))
-            return replace(s, bag=bag)
+            s = _set_player(state, p.but(ended=True, arrests=(), holding=None))
+            return s.but(bag=bag)
         case ev.MobsterPlaced(block=block, color=color):
             s = _set_mobster(state, block, color)
-            return replace(s, bag=_bag(state.bag, color, -1))
+            return s.but(bag=_bag(state.bag, color, -1))
         case ev.MobsterApprehended(block=block, color=color):
             s = _set_mobster(state, block, None)
-            return replace(s, bag=_bag(state.bag, color, 1))
+            return s.but(bag=_bag(state.bag, color, 1))
         case ev.MobsterArrested(seat=seat, block=block, color=color):
             p = state.players[seat]
             arrests = tuple(c for c in COLORS if c in p.arrests or c == color)
-            return _set_mobster(_set_player(state, replace(p, arrests=arrests)), block, None)
+            return _set_mobster(_set_player(state, p.but(arrests=arrests)), block, None)
         case ev.ArrestSetCompleted(seat=seat):
             p = state.players[seat]
             bag = state.bag
             for color in p.arrests:
                 bag = _bag(bag, color, 1)
-            return replace(_set_player(state, replace(p, arrests=())), bag=bag)
+            return _set_player(state, p.but(arrests=())).but(bag=bag)
         case ev.MobsterHeld(seat=seat, block=block, color=color):
-            p = replace(state.players[seat], holding=color, held_on_turn=state.turns)
+            p = state.players[seat].but(holding=color, held_on_turn=state.turns)
             return _set_mobster(_set_player(state, p), block, None)
         case ev.HeldMobsterReleased(seat=seat):
             p = state.players[seat]
             bag = _bag(state.bag, p.holding, 1) if p.holding else state.bag
-            return replace(_set_player(state, replace(p, holding=None)), bag=bag)
+            return _set_player(state, p.but(holding=None)).but(bag=bag)
         case ev.BadgeRaised(seat=seat, level=level):
-            return _set_player(state, replace(state.players[seat], badge=level))
+            return _set_player(state, state.players[seat].but(badge=level))
         case ev.InformantTaken(seat=seat, row=row):
             p = state.players[seat]
-            s = _set_player(state, replace(p, informants=(*p.informants, row)))
-            return replace(s, informants=state.informants - {row})
+            s = _set_player(state, p.but(informants=(*p.informants, row)))
+            return s.but(informants=state.informants - {row})
         case ev.WitnessTaken(seat=seat, col=col):
             p = state.players[seat]
-            s = _set_player(state, replace(p, witnesses=(*p.witnesses, col)))
-            return replace(s, witnesses=state.witnesses - {col})
+            s = _set_player(state, p.but(witnesses=(*p.witnesses, col)))
+            return s.but(witnesses=state.witnesses - {col})
         case ev.SearchTokenFlipped(seat=seat, block=block):
-            return _set_token(state, replace(_token(state, block), place=Place.MAT, holder=seat))
+            return _set_token(state, _token(state, block).but(place=Place.MAT, holder=seat))
         case ev.StakeoutSucceeded(seat=seat, block=block):
-            return _set_token(state, replace(_token(state, block), place=Place.MAT, holder=seat))
+            return _set_token(state, _token(state, block).but(place=Place.MAT, holder=seat))
         case ev.StakeoutFailed():
             return state
         case ev.TokenPeeked(seat=seat, block=block):
             p = state.players[seat]
-            return _set_player(state, replace(p, known_tokens=p.known_tokens | {block}))
+            return _set_player(state, p.but(known_tokens=p.known_tokens | {block}))
         case ev.HoldingTokenTaken(seat=seat, color=color):
             p = state.players[seat]
-            s = _set_player(state, replace(p, holding_tokens=(*p.holding_tokens, color)))
-            return replace(s, hq_holding=tuple(c for c in state.hq_holding if c != color))
+            s = _set_player(state, p.but(holding_tokens=(*p.holding_tokens, color)))
+            return s.but(hq_holding=tuple(c for c in state.hq_holding if c != color))
         case ev.EvidenceSolved(evidence=evidence, seat=seat):
-            return replace(state, solved=(*state.solved, (evidence, seat)))
+            return state.but(solved=(*state.solved, (evidence, seat)))
         case ev.CityTokensRemoved(kind=kind):
             tokens = tuple(
-                replace(t, place=Place.REMOVED)
+                t.but(place=Place.REMOVED)
                 if t.kind == kind and t.place == Place.CITY
                 else t
                 for t in state.tokens
             )
-            return replace(state, tokens=tokens)
+            return state.but(tokens=tokens)
         case ev.TraitLearned(seat=seat, evidence=evidence):
             p = state.players[seat]
-            return _set_player(state, replace(p, learned=(*p.learned, evidence)))
+            return _set_player(state, p.but(learned=(*p.learned, evidence)))
         case ev.SuspectDrawn(seat=seat, card=card):
             p = state.players[seat]
-            s = _set_player(state, replace(p, suspects=(*p.suspects, card)))
-            return replace(s, suspect_deck=state.suspect_deck[1:])
+            s = _set_player(state, p.but(suspects=(*p.suspects, card)))
+            return s.but(suspect_deck=state.suspect_deck[1:])
         case ev.SuspectSeen(seat=seat, target=target, card=card):
-            s = replace(state, looks=(*state.looks, (seat, target)))
+            s = state.but(looks=(*state.looks, (seat, target)))
             if card is None:
                 return s
             looker = s.players[seat]
             if card not in looker.seen:
-                s = _set_player(s, replace(looker, seen=(*looker.seen, card)))
+                s = _set_player(s, looker.but(seen=(*looker.seen, card)))
             owner = s.players[target]
-            return _set_player(s, replace(owner, shown=(*owner.shown, (seat, card))))
+            return _set_player(s, owner.but(shown=(*owner.shown, (seat, card))))
         case ev.SuspectRemoved(card=card):
-            return replace(
-                state,
+            return state.but(
                 suspect_deck=state.suspect_deck[1:],
                 suspects_out=(*state.suspects_out, card),
             )
         case ev.ForceDeckShuffled(cards=cards):
-            return replace(state, force_deck=cards, force_discard=())
+            return state.but(force_deck=cards, force_discard=())
         case ev.ForceGained(seat=seat, card=card, kept=kept):
-            s = replace(state, force_deck=state.force_deck[1:])
+            s = state.but(force_deck=state.force_deck[1:])
             if not kept:
-                return replace(s, force_discard=(*s.force_discard, card))
+                return s.but(force_discard=(*s.force_discard, card))
             p = s.players[seat]
-            return _set_player(s, replace(p, force=(*p.force, card)))
+            return _set_player(s, p.but(force=(*p.force, card)))
         case ev.ForceDiscarded(seat=seat, card=card, position=position):
             p = state.players[seat]
-            s = _set_player(state, replace(p, force=_without(p.force, position)))
-            return replace(s, force_discard=(*s.force_discard, card))
+            s = _set_player(state, p.but(force=_without(p.force, position)))
+            return s.but(force_discard=(*s.force_discard, card))
         case ev.PoolRevealed(cards=cards):
-            return replace(state, pool=cards, force_deck=state.force_deck[len(cards) :])
+            return state.but(pool=cards, force_deck=state.force_deck[len(cards) :])
         case ev.PoolCardTaken(seat=seat, card=card, kept=kept):
-            s = replace(state, pool=_without(state.pool, state.pool.index(card)))
+            s = state.but(pool=_without(state.pool, state.pool.index(card)))
             if not kept:
-                return replace(s, force_discard=(*s.force_discard, card))
+                return s.but(force_discard=(*s.force_discard, card))
             p = s.players[seat]
-            return _set_player(s, replace(p, force=(*p.force, card)))
+            return _set_player(s, p.but(force=(*p.force, card)))
         case ev.PoolDiscarded():
-            return replace(state, pool=(), force_discard=(*state.force_discard, *state.pool))
+            return state.but(pool=(), force_discard=(*state.force_discard, *state.pool))
         case ev.EventDeckShuffled(cards=cards):
-            return replace(state, event_deck=cards, event_discard=())
+            return state.but(event_deck=cards, event_discard=())
         case ev.EventReplaced(card=card):
-            return replace(
-                state,
+            return state.but(
                 event_deck=state.event_deck[1:],
                 event_discard=(*state.event_discard, card),
             )
         case ev.EventPlaced(card=card, slot=slot, deadline=deadline):
-            s = replace(state, event_deck=state.event_deck[1:])
+            s = state.but(event_deck=state.event_deck[1:])
             return _set_slot(s, slot, ActiveEvent(card, deadline=deadline))
         case ev.EventTokenPlaced(slot=slot, block=block):
             a = state.slots[slot - 1]
             assert a is not None
-            return _set_slot(state, slot, replace(a, tokens=(*a.tokens, block)))
+            return _set_slot(state, slot, a.but(tokens=(*a.tokens, block)))
         case ev.CardMobsterAdded(slot=slot, color=color):
             a = state.slots[slot - 1]
             assert a is not None
-            s = _set_slot(state, slot, replace(a, card_mobsters=(*a.card_mobsters, color)))
-            return replace(s, bag=_bag(state.bag, color, -1))
+            s = _set_slot(state, slot, a.but(card_mobsters=(*a.card_mobsters, color)))
+            return s.but(bag=_bag(state.bag, color, -1))
         case ev.EventTokenRemoved(slot=slot, block=block, seat=seat):
             a = state.slots[slot - 1]
             assert a is not None
-            tokens = tuple(b for b in a.tokens if b != block)
-            return _set_slot(
-                state, slot, replace(a, tokens=tokens, removed_by=(*a.removed_by, seat))
-            )
+            left = tuple(b for b in a.tokens if b != block)
+            return _set_slot(state, slot, a.but(tokens=left, removed_by=(*a.removed_by, seat)))
         case ev.EventDiscarded(slot=slot):
             a = state.slots[slot - 1]
             assert a is not None
@@ -257,14 +250,14 @@ def evolve(state: State, event: ev.Event) -> State:  # noqa: C901 - one dispatch
             for color in a.card_mobsters:
                 bag = _bag(bag, color, 1)
             s = _set_slot(state, slot, None)
-            return replace(s, bag=bag, event_discard=(*state.event_discard, a.card))
+            return s.but(bag=bag, event_discard=(*state.event_discard, a.card))
         case ev.AccusationOpened():
-            return replace(state, status=Status.ACCUSING, turn=None)
+            return state.but(status=Status.ACCUSING, turn=None)
         case ev.Accused(seat=seat, suspect=suspect):
-            p = replace(state.players[seat], accused=True, accusation=suspect)
+            p = state.players[seat].but(accused=True, accusation=suspect)
             return _set_player(state, p)
         case ev.GameEnded(winners=winners):
-            return replace(state, status=Status.OVER, winners=winners)
+            return state.but(status=Status.OVER, winners=winners)
         case _:
             assert_never(event)
 
@@ -280,8 +273,7 @@ def _started(state: State, e: ev.GameStarted) -> State:
         )
         for i, ability in enumerate(e.abilities)
     )
-    return replace(
-        state,
+    return state.but(
         status=Status.PLAYING,
         players=players,
         layout=e.layout,
@@ -301,53 +293,50 @@ def _started(state: State, e: ev.GameStarted) -> State:
 
 def _force_played(state: State, seat: int, card: str) -> State:
     p = state.players[seat]
-    s = _set_player(state, replace(p, force=_without(p.force, p.force.index(card))))
-    s = replace(s, force_discard=(*s.force_discard, card))
+    s = _set_player(state, p.but(force=_without(p.force, p.force.index(card))))
+    s = s.but(force_discard=(*s.force_discard, card))
     turn = s.turn
     assert turn is not None
-    turn = replace(turn, played=(*turn.played, card))
+    turn = turn.but(played=(*turn.played, card))
     match FORCE_CARDS[card].effect:
         case IgnoreTimeOfDay():
-            turn = replace(turn, ignore_time=True)
+            turn = turn.but(ignore_time=True)
         case SkipRoll():
-            turn = replace(turn, skip_roll=True)
+            turn = turn.but(skip_roll=True)
         case ExtraAction():
-            turn = replace(turn, extra_action=True)
+            turn = turn.but(extra_action=True)
         case CostReduction(hours=h):
-            turn = replace(turn, cost_reduction=turn.cost_reduction + h)
+            turn = turn.but(cost_reduction=turn.cost_reduction + h)
         case RiskBonus(bonus=b):
-            turn = replace(turn, risk_bonus=turn.risk_bonus + b)
+            turn = turn.but(risk_bonus=turn.risk_bonus + b)
         case _:
             pass
-    return replace(s, turn=turn)
+    return s.but(turn=turn)
 
 
 def _action_taken(state: State, e: ev.ActionTaken) -> State:
     turn = state.turn
     assert turn is not None
     risky = ACTIONS[Action(e.action)].risk is not None
-    turn = replace(
-        turn,
+    turn = turn.but(
         actions=(*turn.actions, e.action),
         action_hours=turn.action_hours + e.hours,
         ignore_time=False,
         cost_reduction=0,
         risk_bonus=0 if risky else turn.risk_bonus,
     )
-    s = replace(state, turn=turn)
+    s = state.but(turn=turn)
     if e.night_shift:
         p = s.players[e.seat]
-        s = _set_player(s, replace(p, time_waivers=p.time_waivers - 1))
+        s = _set_player(s, p.but(time_waivers=p.time_waivers - 1))
     return s
 
 
 def _pushed(state: State) -> State:
     movers = [p.seat for p in state.players if p.space < HOURS]
     players = tuple(
-        replace(p, space=p.space + 1) if p.seat in movers else p for p in state.players
+        p.but(space=p.space + 1) if p.seat in movers else p for p in state.players
     )
     order = (*(s for s in state.order if s not in movers), *(s for s in state.order if s in movers))
-    return replace(state, players=players, order=order)
+    return state.but(players=players, order=order)
 
-
-__all__ = ["evolve", "fold", "EVENTS", "HQ"]

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from echoridge.rules import tasks as t
-from echoridge.rules.board import NON_HQ
+from echoridge.rules.board import NON_HQ, index
 from echoridge.rules.context import Ctx
 from echoridge.rules.data import (
     CLOCK_MARK,
@@ -15,8 +15,8 @@ from echoridge.rules.data import (
     HQ,
     SPREE_DOUBLES,
     EventHandLimit,
-    MobstersOnCard,
     MobsterOnTokens,
+    MobstersOnCard,
     Penalty,
     SpreeOn33,
     TokenOnHQ,
@@ -51,7 +51,6 @@ from echoridge.rules.queries import (
     ongoing,
     tt_order,
 )
-from echoridge.rules.board import index
 
 
 def window_opens(state: State, seat: int) -> bool:

@@ -15,9 +15,9 @@ from echoridge.rules.board import BLOCKS, NEIGHBOURS, Block, index
 from echoridge.rules.data import (
     ACTIONS,
     EVIDENCE_ORDER,
-    Action,
     FORCE_CARDS,
     SUSPECT_IDS,
+    Action,
     TimeWaivers,
 )
 from echoridge.rules.decisions import (
@@ -35,7 +35,7 @@ from echoridge.rules.decisions import (
 from echoridge.rules.engine import check
 from echoridge.rules.errors import RuleViolation
 from echoridge.rules.model import Phase, State, Status
-from echoridge.rules.queries import ability, block_surcharge, face_down_tokens
+from echoridge.rules.queries import ability, face_down_tokens, surcharges
 
 
 def legal_actions(state: State, seat: int) -> tuple[c.Command, ...]:
@@ -122,6 +122,7 @@ def _answers(state: State, d: Decision) -> list[c.Command]:
 def cheapest_paths(state: State, seat: int) -> list[tuple[Block, ...]]:
     """One cheapest path (base hours plus surcharges) from the car to every other block."""
     start = state.players[seat].car
+    extra = surcharges(state)
     best: dict[Block, tuple[int, tuple[Block, ...]]] = {start: (0, ())}
     heap: list[tuple[int, int, tuple[int, ...], Block]] = [(0, 0, (), start)]
     while heap:
@@ -130,7 +131,7 @@ def cheapest_paths(state: State, seat: int) -> list[tuple[Block, ...]]:
             continue
         path = best[block][1]
         for nxt in NEIGHBOURS[block]:
-            step = cost + 1 + block_surcharge(state, nxt)
+            step = cost + 1 + extra.get(nxt, 0)
             if nxt not in best or step < best[nxt][0]:
                 best[nxt] = (step, (*path, nxt))
                 heapq.heappush(heap, (step, len(path) + 1, (*key, index(nxt)), nxt))

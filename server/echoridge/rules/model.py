@@ -8,24 +8,26 @@ in the stack first, so among trackers on one space the one listed last is on top
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any, Self
 
 from echoridge.rules.board import Block
 from echoridge.rules.data import Color, Evidence
 from echoridge.rules.decisions import Decision
+from echoridge.rules.records import fast_replace
 from echoridge.rules.serial import tagged
 from echoridge.rules.tasks import Task
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     NEW = "new"
     PLAYING = "playing"
     ACCUSING = "accusing"
     OVER = "over"
 
 
-class Phase(str, Enum):
+class Phase(StrEnum):
     """Where the active player's turn stands; W1-W4 are the Force windows of rules.md §9."""
 
     W1 = "w1"  # turn begun: Drive, W1 cards, or the action
@@ -36,17 +38,18 @@ class Phase(str, Enum):
     W4 = "w4"  # after Step 3: W4 cards or proceed
 
 
-class ClueKind(str, Enum):
+class ClueKind(StrEnum):
     SEARCH = "search"
     STAKEOUT = "stakeout"
 
 
-class Place(str, Enum):
+class Place(StrEnum):
     CITY = "city"  # face down on its block
     MAT = "mat"  # face up on a player's mat
     REMOVED = "removed"  # removed unrevealed after a solve
 
 
+@fast_replace
 @tagged("clue_token")
 @dataclass(frozen=True, slots=True)
 class ClueToken:
@@ -58,7 +61,12 @@ class ClueToken:
     place: Place = Place.CITY
     holder: int | None = None
 
+    def but(self, **changes: Any) -> Self:
+        """A copy with these fields changed (made fast by @fast_replace)."""
+        return replace(self, **changes)
 
+
+@fast_replace
 @tagged("active_event")
 @dataclass(frozen=True, slots=True)
 class ActiveEvent:
@@ -68,7 +76,12 @@ class ActiveEvent:
     card_mobsters: tuple[Color, ...] = ()
     deadline: int | None = None
 
+    def but(self, **changes: Any) -> Self:
+        """A copy with these fields changed (made fast by @fast_replace)."""
+        return replace(self, **changes)
 
+
+@fast_replace
 @tagged("player")
 @dataclass(frozen=True, slots=True)
 class Player:
@@ -94,7 +107,12 @@ class Player:
     accused: bool = False
     accusation: str | None = None
 
+    def but(self, **changes: Any) -> Self:
+        """A copy with these fields changed (made fast by @fast_replace)."""
+        return replace(self, **changes)
 
+
+@fast_replace
 @tagged("turn")
 @dataclass(frozen=True, slots=True)
 class Turn:
@@ -118,7 +136,12 @@ class Turn:
     def hours(self) -> int:
         return self.drive_hours + self.action_hours
 
+    def but(self, **changes: Any) -> Self:
+        """A copy with these fields changed (made fast by @fast_replace)."""
+        return replace(self, **changes)
 
+
+@fast_replace
 @dataclass(frozen=True, slots=True)
 class State:
     status: Status = Status.NEW
@@ -149,3 +172,7 @@ class State:
     draws: int = 0  # random draws used so far
     agenda: tuple[Task, ...] = ()  # tasks still to run, next first
     pending: tuple[Decision, ...] = ()  # decisions owed now
+
+    def but(self, **changes: Any) -> Self:
+        """A copy with these fields changed (made fast by @fast_replace)."""
+        return replace(self, **changes)

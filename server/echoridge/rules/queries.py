@@ -11,6 +11,7 @@ from echoridge.rules.data import (
     ACTIONS,
     DAY_SPACES,
     EVENTS,
+    GRID,
     HAND_LIMIT,
     AbilityEffect,
     Action,
@@ -22,7 +23,6 @@ from echoridge.rules.data import (
     HandLimitDelta,
     LongDriveWaiver,
     NoForce,
-    Ongoing,
     SetCost,
     SurchargeRow,
     SurchargeToken,
@@ -63,15 +63,6 @@ def ongoing(state: State, kind: type[E]) -> list[E]:
         for eff in spec.ongoing
         if isinstance(eff, kind)
     ]
-
-
-def ongoing_with_event(
-    state: State, kind: type[Ongoing]
-) -> Iterator[tuple[ActiveEvent, Ongoing]]:
-    for _, a, spec in active_events(state):
-        for eff in spec.ongoing:
-            if isinstance(eff, kind):
-                yield a, eff
 
 
 def ability(state: State, seat: int) -> AbilityEffect:
@@ -140,13 +131,22 @@ def action_cost(
     return max(1, cost)
 
 
-def block_surcharge(state: State, block: Block) -> int:
-    extra = 0
-    for a, eff in ongoing_with_event(state, SurchargeToken):
-        extra += block in a.tokens
-    for a, eff in ongoing_with_event(state, SurchargeRow):
-        extra += any(t[1] == block[1] for t in a.tokens)
-    return extra
+def surcharges(state: State) -> dict[Block, int]:
+    """Extra hours for entering each block: +1 per SURCHARGE_TOKEN event with a token on it,
+    +1 per SURCHARGE_ROW event with a token in its row.  Blocks with none are left out."""
+    table: dict[Block, int] = {}
+    for a in state.slots:
+        if a is None:
+            continue
+        for eff in EVENTS[a.card].ongoing:
+            if isinstance(eff, SurchargeToken):
+                for b in a.tokens:
+                    table[b] = table.get(b, 0) + 1
+            elif isinstance(eff, SurchargeRow):
+                for row in {b[1] for b in a.tokens}:
+                    for col in range(1, GRID + 1):
+                        table[(col, row)] = table.get((col, row), 0) + 1
+    return table
 
 
 def drive_cost(state: State, seat: int, path: tuple[Block, ...], code_three: int) -> int:
@@ -156,7 +156,8 @@ def drive_cost(state: State, seat: int, path: tuple[Block, ...], code_three: int
     if isinstance(eff, LongDriveWaiver) and len(path) >= eff.min_drive:
         waivers += eff.blocks
     base = len(path) - min(len(path), waivers)
-    return base + sum(block_surcharge(state, b) for b in path)
+    extra = surcharges(state)
+    return base + (sum(extra.get(b, 0) for b in path) if extra else 0)
 
 
 def event_token_blocks(state: State) -> set[Block]:

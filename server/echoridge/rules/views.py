@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from echoridge.rules.board import BLOCKS
-from echoridge.rules.data import COLORS, CLUES_NEEDED, EVENT_LINES, EVIDENCE_ORDER, HQ, SUSPECTS
+from echoridge.rules.data import CLUES_NEEDED, COLORS, EVENT_LINES, EVIDENCE_ORDER, HQ, SUSPECTS
 from echoridge.rules.decisions import ChooseDiscard, ChooseSlot, Decision
 from echoridge.rules.errors import RulesError
 from echoridge.rules.legal import legal_actions
