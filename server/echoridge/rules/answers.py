@@ -66,6 +66,8 @@ def check_answer(state: State, cmd: c.Answer) -> Decision:
     decision = owed(state, cmd.seat)
     if decision is None or not isinstance(decision, _ANSWERS[type(cmd)]):
         raise RuleViolation("rules/no_decision_owed", "You owe no such decision now.")
+    if isinstance(cmd, c.Accuse) and cmd.suspect not in SUSPECTS:
+        raise RuleViolation("rules/unknown_suspect", "There is no such suspect (S01 to S16).")
     if not _valid(state, cmd, decision):
         raise RuleViolation("rules/not_an_option", "That is not one of your choices.")
     return decision
