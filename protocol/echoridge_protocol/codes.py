@@ -44,8 +44,6 @@ RULE_CODES: Final[dict[str, str]] = {
     "rules/card_not_playable": "That Force card cannot be played now.",
     "rules/bad_block": "That block cannot be chosen.",
     "rules/night_shift_unavailable": "Night Shift cannot be declared for this action.",
-    "rules/bad_target": "That player cannot be chosen.",
-    "rules/bad_slot": "There is no such slot.",
     "rules/not_an_option": "That is not one of the choices.",
     "rules/unknown_suspect": "There is no such suspect.",
 }

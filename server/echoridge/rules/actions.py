@@ -204,12 +204,13 @@ def _check_time(
 ) -> None:
     needed = action_time(state, action, slot)
     now = TimeOfDay.NIGHT if turn.night else TimeOfDay.DAY
-    wrong = needed is not None and needed is not now
+    waivable = action not in NO_TIME_WAIVER
+    wrong = needed is not None and needed is not now and not (turn.ignore_time and waivable)
     if night_shift:
         eff = ability(state, seat)
         if (
             not wrong
-            or action in NO_TIME_WAIVER
+            or not waivable
             or not isinstance(eff, TimeWaivers)
             or state.players[seat].time_waivers < 1
         ):
@@ -218,8 +219,7 @@ def _check_time(
                 "Night Shift only lets an action ignore a day or night limit it would break, "
                 "twice per game, and never for Bring in for Holding.",
             )
-        return
-    if wrong and not (turn.ignore_time and action not in NO_TIME_WAIVER):
+    elif wrong:
         raise RuleViolation(
             "rules/wrong_time_of_day",
             f"That action is {'day' if needed is TimeOfDay.DAY else 'night'}-only, "

@@ -59,7 +59,11 @@ def check(state: State, command: c.Command) -> object:
 def _check_default(state: State, seat: int) -> object:
     if state.status is Status.NEW:
         raise RuleViolation("rules/game_not_started", "The game has not started yet.")
-    decision = owed(state, seat) if isinstance(seat, int) else None
+    if state.status is Status.OVER:
+        raise RuleViolation("rules/game_over", "The game is over.")
+    if not 0 <= seat < len(state.players):
+        raise RuleViolation("rules/unknown_seat", "There is no such seat at this table.")
+    decision = owed(state, seat)
     if decision is not None:
         return decision
     turn = state.turn
