@@ -106,7 +106,10 @@ def evolve(state: State, event: ev.Event) -> State:
             return _action_taken(state, event)
         case ev.TrackerAdvanced(seat=seat, space=space, lines=lines):
             s = _set_player(state, state.players[seat].but(space=space))
-            return s.but(order=_to_top(state.order, seat), lines=state.lines | set(lines))
+            turn = state.turn.but(landed=space) if state.turn is not None else None
+            return s.but(
+                order=_to_top(state.order, seat), lines=state.lines | set(lines), turn=turn
+            )
         case ev.TrackersPushed():
             return _pushed(state)
         case ev.MobsterRolled() | ev.BackupCalled() | ev.SlotsDealt() | ev.EventResolved():
@@ -210,7 +213,7 @@ def evolve(state: State, event: ev.Event) -> State:
             s = _set_player(state, p.but(force=_without(p.force, position)))
             return s.but(force_discard=(*s.force_discard, card))
         case ev.PoolRevealed(cards=cards):
-            return state.but(pool=cards, force_deck=state.force_deck[len(cards) :])
+            return state.but(pool=(*state.pool, *cards), force_deck=state.force_deck[len(cards) :])
         case ev.PoolCardTaken(seat=seat, card=card, kept=kept):
             s = state.but(pool=_without(state.pool, state.pool.index(card)))
             if not kept:

@@ -152,7 +152,9 @@ def draw_event(ctx: Ctx) -> None:
     if spec.timed is not None:
         turn = ctx.state.turn
         assert turn is not None
-        deadline = ctx.state.players[turn.seat].space + spec.timed.deadline
+        # From where this turn's advance put the tracker (a later penalty move does not count).
+        landed = ctx.state.players[turn.seat].space if turn.landed is None else turn.landed
+        deadline = landed + spec.timed.deadline
     slot = free[0]
     ctx.emit(EventPlaced(card, slot, deadline))
     set_up_event(ctx, slot)

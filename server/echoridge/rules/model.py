@@ -131,6 +131,7 @@ class Turn:
     cost_reduction: int = 0  # Rubber Stamp waiting for the next action
     risk_bonus: int = 0  # Telephoto waiting for the next risk action
     skip_roll: bool = False  # Checkpoint
+    landed: int | None = None  # where this turn's advance put the tracker (Timed deadlines)
 
     @property
     def hours(self) -> int:
