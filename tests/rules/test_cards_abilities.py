@@ -141,7 +141,7 @@ def pending_kinds(state: State) -> list[tuple[str, int]]:
 
 
 def identity_shuffle(n: int) -> list[int]:
-    """Raw draws that leave a Fisher-Yates shuffle of n items in their order (§16 ruling 22)."""
+    """Raw draws that leave a Fisher-Yates shuffle of n items in their order (§16 ruling 23)."""
     return list(range(n - 1, 0, -1))
 
 

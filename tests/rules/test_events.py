@@ -2,7 +2,7 @@
 
 Every expected value below comes from rules.md and docs/rulings.md.  Random draws are scripted
 (``die(d)`` for a die face; a block pick is the index of the block among the valid blocks in
-canonical order, ruling 21; a bag draw counts the bag red, blue, gray) and every test checks that
+canonical order, ruling 22; a bag draw counts the bag red, blue, gray) and every test checks that
 no draw was left unscripted, so the draw order of the engine is checked too.
 """
 
@@ -70,7 +70,7 @@ from .helpers import Scripted, die, given, player, turn_of, with_event
 Block = tuple[int, int]
 E = TypeVar("E")
 
-# Canonical block order (ruling 21): row by row from the top, left to right.
+# Canonical block order (ruling 22): row by row from the top, left to right.
 CANONICAL: list[Block] = [(col, row) for row in range(1, 6) for col in range(1, 6)]
 HQ: Block = (3, 3)
 NON_HQ: list[Block] = [b for b in CANONICAL if b != HQ]
@@ -363,7 +363,7 @@ def test_worked_example_15_the_active_tracker_after_its_advance_counts() -> None
 def test_empty_event_deck_reshuffles_the_discard_pile() -> None:
     s = turn_of(two(), 0)
     s = replace(s, event_deck=(), event_discard=("E2", "E3", "E4"))
-    # Fisher-Yates from the last position down (ruling 22): swap 2<->0, then 1<->0
+    # Fisher-Yates from the last position down (ruling 23): swap 2<->0, then 1<->0
     out = run_tasks(s, t.DrawEvent(), draws=[0, 0, pick((1, 1))])
     assert out.of(EventDeckShuffled) == [EventDeckShuffled(("E3", "E4", "E2"))]
     assert out.of(EventPlaced) == [EventPlaced("E3", 1, None)]
@@ -643,7 +643,7 @@ def test_mobster_on_token_with_an_empty_bag_takes_the_penalty_after_the_setup() 
     assert out.bounds == [len(free)]
     assert out.of(EventTokenPlaced) == [EventTokenPlaced(1, (5, 5))]
     assert out.of(SuspectRemoved) == [SuspectRemoved(top)]
-    assert out.first(EventTokenPlaced) < out.first(SuspectRemoved)  # ruling 17
+    assert out.first(EventTokenPlaced) < out.first(SuspectRemoved)  # ruling 18
     assert mob(out.state, (5, 5)) is None
 
 
@@ -1040,7 +1040,7 @@ def test_nab_by_resolve_event_costs_1_h_on_a_token_block_with_no_mobster() -> No
 
 def test_nab_by_resolve_event_is_refused_while_a_mobster_stands_on_the_token() -> None:
     s = nab_scene(10, {(2, 2): "red"}, (2, 2))
-    assert refused(s, c.ResolveEvent(0, 1)) == "rules/mobster_on_token"  # ruling 16
+    assert refused(s, c.ResolveEvent(0, 1)) == "rules/mobster_on_token"  # ruling 17
 
 
 def test_e11_last_token_arrest_costs_2_h_and_rewards_the_earlier_remover() -> None:
@@ -1300,7 +1300,7 @@ def test_pool_leftover_goes_to_the_discard_pile_after_the_event() -> None:
     s = force_on_top(s, "telephoto", "checkpoint")
     out = act(s, c.ResolveEvent(0, 1))
     out = act(out.state, c.TakeFromPool(0, "telephoto"))
-    assert out.first(EventDiscarded) < out.first(PoolDiscarded)  # ruling 15
+    assert out.first(EventDiscarded) < out.first(PoolDiscarded)  # ruling 16
     assert out.state.pool == ()
     assert out.state.force_discard[-1] == "checkpoint"
     assert out.state.players[0].force == ("telephoto",)
@@ -1507,7 +1507,7 @@ def test_e18_expiry_with_an_empty_bag_takes_two_penalties() -> None:
 
 
 def test_expiry_penalty_move_can_make_the_next_slot_expire() -> None:
-    # ruling 14: slot 1 expires, its penalty moves every tracker, then slot 2 is checked
+    # ruling 15: slot 1 expires, its penalty moves every tracker, then slot 2 is checked
     s = given(players=2, spaces={0: 29, 1: 40})
     s = replace(s, suspect_deck=())
     s = with_event(s, 1, "E8", [(1, 1)], deadline=30)
