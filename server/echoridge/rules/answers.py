@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from echoridge.rules import commands as c
 from echoridge.rules import tasks as t
 from echoridge.rules.context import Ctx
@@ -100,7 +98,7 @@ def _valid(state: State, cmd: c.Answer, decision: Decision) -> bool:
 
 
 def exec_answer(ctx: Ctx, cmd: c.Answer, decision: Decision) -> None:
-    ctx.state = replace(ctx.state, pending=tuple(d for d in ctx.state.pending if d != decision))
+    ctx.state = ctx.state.but(pending=tuple(d for d in ctx.state.pending if d != decision))
     seat = cmd.seat
     match cmd:
         case c.GainSuspect(look_at=None):
@@ -163,7 +161,7 @@ def exec_default(ctx: Ctx, decision: Decision) -> None:
         exec_answer(ctx, answer, decision)
         return
     state = ctx.state
-    ctx.state = replace(state, pending=tuple(d for d in state.pending if d != decision))
+    ctx.state = state.but(pending=tuple(d for d in state.pending if d != decision))
     match decision:
         case ChooseGain(seat=seat):
             # Deck empty: a look at the first eligible player in Time Track order, slot 1.

@@ -4,7 +4,6 @@ the random draws (each recorded as a ``Drawn`` event)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TypeVar
 
 from echoridge.rules.data import COLORS, Color
@@ -72,7 +71,7 @@ class Ctx:
     def push(self, *tasks: Task) -> None:
         """Run these tasks next, in the order given."""
         if tasks:
-            self.state = replace(self.state, agenda=(*tasks, *self.state.agenda))
+            self.state = self.state.but(agenda=(*tasks, *self.state.agenda))
 
     def ask(self, decision: Decision) -> None:
-        self.state = replace(self.state, pending=(*self.state.pending, decision))
+        self.state = self.state.but(pending=(*self.state.pending, decision))

@@ -3,7 +3,6 @@ until the game waits for someone, and return every event this produced."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import assert_never
 
 from echoridge.rules import commands as c
@@ -109,7 +108,7 @@ def run(ctx: Ctx) -> None:
     command, or is over)."""
     while ctx.state.agenda and not ctx.state.pending:
         task = ctx.state.agenda[0]
-        ctx.state = replace(ctx.state, agenda=ctx.state.agenda[1:])
+        ctx.state = ctx.state.but(agenda=ctx.state.agenda[1:])
         execute(ctx, task)
 
 
