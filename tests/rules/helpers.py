@@ -18,7 +18,7 @@ from echoridge.rules.data import ABILITIES, COLORS, Color, TimeWaivers
 from echoridge.rules.engine import run
 from echoridge.rules.events import Continued, Event
 from echoridge.rules.flow import next_turn
-from echoridge.rules.model import ActiveEvent, ClueKind, ClueToken, Player
+from echoridge.rules.model import ActiveEvent, ClueKind, ClueToken
 
 SEED = b"\x07" * 32
 
@@ -75,7 +75,8 @@ def given(
     new_players = []
     for p, ability in zip(state.players, abilities, strict=True):
         eff = ABILITIES[ability].effect
-        p = replace(p, ability=ability, time_waivers=eff.uses if isinstance(eff, TimeWaivers) else 0)
+        uses = eff.uses if isinstance(eff, TimeWaivers) else 0
+        p = replace(p, ability=ability, time_waivers=uses)
         if spaces and p.seat in spaces:
             p = replace(p, space=spaces[p.seat])
         if cars and p.seat in cars:
@@ -156,6 +157,36 @@ def with_event(
         bag[COLORS.index(Color(m))] -= 1
     deck = tuple(e for e in state.event_deck if e != card)
     return replace(state, slots=tuple(slots), event_deck=deck, bag=(bag[0], bag[1], bag[2]))
+
+
+def events_on_top(state: State, *cards: str) -> State:
+    """Put these event cards on top of the Event deck, in this order."""
+    rest = tuple(e for e in state.event_deck if e not in cards)
+    return replace(state, event_deck=(*cards, *rest))
+
+
+def force_on_top(state: State, *cards: str) -> State:
+    """Put these Force cards on top of the Force deck, in this order."""
+    rest = list(state.force_deck)
+    for card in cards:
+        rest.remove(card)
+    return replace(state, force_deck=(*cards, *rest))
+
+
+# The windows of §9 in which each Force card may be played, read with ruling 2 (a W2 card may
+# be played at W1 before the Drive).  Written out here so the tests do not read data.py.
+CARD_WINDOWS: dict[str, set[str]] = {
+    "code_three": {"w1"},
+    "radio_car": {"w1"},
+    "judges_signature": {"w1", "w2"},
+    "tip_line": {"w1", "w2", "w3", "w4"},
+    "checkpoint": {"w4"},
+    "double_shift": {"w3"},
+    "rubber_stamp": {"w1", "w2"},
+    "telephoto": {"w1", "w2"},
+    "squad_wagon": {"w1", "w2"},
+    "jailhouse_deal": {"w1", "w2", "w3", "w4"},
+}
 
 
 def turn_of(state: State, seat: int | None = None) -> State:

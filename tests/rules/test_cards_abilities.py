@@ -57,7 +57,7 @@ from echoridge.rules.events import (
 from echoridge.rules.model import ClueKind, ClueToken, Phase, Place
 from echoridge.rules.views import SPECTATOR, Seat, view
 
-from .helpers import die, given, player, turn_of, when, with_event
+from .helpers import CARD_WINDOWS, die, given, player, turn_of, when, with_event
 
 RED, BLUE, GRAY = Color.RED, Color.BLUE, Color.GRAY
 HQ = (3, 3)
@@ -181,19 +181,6 @@ def close_windows(state: State, draws: Sequence[int] = REPRIEVE) -> tuple[State,
 
 # --- §9 Force cards: windows and playing ----------------------------------------------------------
 
-WINDOWS: dict[str, set[str]] = {
-    # A W2 card may be played at W1 when the player has not driven (rulings 2).
-    "code_three": {"w1"},
-    "radio_car": {"w1"},
-    "judges_signature": {"w1", "w2"},
-    "tip_line": {"w1", "w2", "w3", "w4"},
-    "checkpoint": {"w4"},
-    "double_shift": {"w3"},
-    "rubber_stamp": {"w1", "w2"},
-    "telephoto": {"w1", "w2"},
-    "squad_wagon": {"w1", "w2"},
-    "jailhouse_deal": {"w1", "w2", "w3", "w4"},
-}
 BLOCK_OF: dict[str, tuple[int, int]] = {
     "radio_car": (5, 5),
     "tip_line": (4, 4),
@@ -215,11 +202,11 @@ def window_scene(card: str) -> State:
 
 
 @pytest.mark.parametrize("phase", PHASES)
-@pytest.mark.parametrize("card", sorted(WINDOWS))
+@pytest.mark.parametrize("card", sorted(CARD_WINDOWS))
 def test_each_card_is_played_in_its_windows_only(card: str, phase: str) -> None:
     state = to_phase(window_scene(card), phase)
     cmd = c.PlayForce(0, card, BLOCK_OF.get(card))
-    if phase not in WINDOWS[card]:
+    if phase not in CARD_WINDOWS[card]:
         assert refused(state, cmd) == "rules/wrong_window"
         return
     after, events = step(state, cmd)

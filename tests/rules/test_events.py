@@ -65,7 +65,16 @@ from echoridge.rules.events import (
 )
 from echoridge.rules.model import Phase
 
-from .helpers import Scripted, die, given, player, turn_of, with_event
+from .helpers import (
+    Scripted,
+    die,
+    events_on_top,
+    force_on_top,
+    given,
+    player,
+    turn_of,
+    with_event,
+)
 
 Block = tuple[int, int]
 E = TypeVar("E")
@@ -150,18 +159,8 @@ def mob(state: State, block: Block) -> Color | None:
     return state.mobsters[(row - 1) * 5 + (col - 1)]
 
 
-def events_on_top(state: State, *cards: str) -> State:
-    """Put these event cards on top of the event deck, in this order."""
-    rest = tuple(e for e in state.event_deck if e not in cards)
-    return replace(state, event_deck=(*cards, *rest))
 
 
-def force_on_top(state: State, *cards: str) -> State:
-    """Put these Force cards on top of the Force deck, in this order."""
-    rest = list(state.force_deck)
-    for card in cards:
-        rest.remove(card)
-    return replace(state, force_deck=(*cards, *rest))
 
 
 def stack(state: State, space: int) -> list[int]:

@@ -34,7 +34,16 @@ from echoridge.rules.decisions import (
 from echoridge.rules.model import ClueKind, ClueToken, Phase, Place, Status
 from echoridge.rules.serial import digest
 from echoridge_protocol.codes import RULE_CODES
-from tests.rules.helpers import Scripted, die, given, player, turn_of, when, with_event
+from tests.rules.helpers import (
+    CARD_WINDOWS,
+    Scripted,
+    die,
+    given,
+    player,
+    turn_of,
+    when,
+    with_event,
+)
 
 HQ: Block = (3, 3)
 DAY = 10  # a day space with no Event Line near
@@ -1122,19 +1131,6 @@ def test_play_a_card_while_no_force_is_active(card: str, block: Block | None) ->
     refuse(state, c.PlayForce(0, card, block), "rules/force_blocked")
 
 
-# The windows table of §9, read with ruling 2 (a W2 card may be played at W1).
-SPEC_WINDOWS: dict[str, set[str]] = {
-    "code_three": {"w1"},
-    "radio_car": {"w1"},
-    "judges_signature": {"w1", "w2"},
-    "tip_line": {"w1", "w2", "w3", "w4"},
-    "checkpoint": {"w4"},
-    "double_shift": {"w3"},
-    "rubber_stamp": {"w1", "w2"},
-    "telephoto": {"w1", "w2"},
-    "squad_wagon": {"w1", "w2"},
-    "jailhouse_deal": {"w1", "w2", "w3", "w4"},
-}
 CARD_BLOCK: dict[str, Block] = {"radio_car": (5, 5), "tip_line": (1, 1), "squad_wagon": (2, 3)}
 
 
@@ -1156,9 +1152,9 @@ def at_window(window: str, card: str) -> State:
 
 
 OUT_OF_WINDOW = [
-    (card, w) for card, ws in SPEC_WINDOWS.items() for w in ("w1", "w2", "w3", "w4") if w not in ws
+    (card, w) for card, ws in CARD_WINDOWS.items() for w in ("w1", "w2", "w3", "w4") if w not in ws
 ]
-IN_WINDOW = [(card, w) for card, ws in SPEC_WINDOWS.items() for w in sorted(ws)]
+IN_WINDOW = [(card, w) for card, ws in CARD_WINDOWS.items() for w in sorted(ws)]
 
 
 @pytest.mark.parametrize(

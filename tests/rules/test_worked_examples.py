@@ -62,7 +62,19 @@ from echoridge.rules.events import (
 from echoridge.rules.model import ClueKind, ClueToken, Phase, Place
 from echoridge.rules.queries import clues, event_token_blocks
 
-from .helpers import SEED, die, given, kinds, of_type, player, turn_of, when, with_event
+from .helpers import (
+    SEED,
+    die,
+    events_on_top,
+    force_on_top,
+    given,
+    kinds,
+    of_type,
+    player,
+    turn_of,
+    when,
+    with_event,
+)
 
 ANA, BEN, CARA, DAN = 0, 1, 2, 3
 RED, BLUE, GRAY = Color.RED, Color.BLUE, Color.GRAY
@@ -94,17 +106,8 @@ def with_lines(state: State, lines: Sequence[int] | None = None) -> State:
     return replace(state, lines=frozenset(lines))
 
 
-def event_deck_top(state: State, *cards: str) -> State:
-    """Put these event cards on top of the Event deck, in this order."""
-    rest = tuple(e for e in state.event_deck if e not in cards)
-    return replace(state, event_deck=(*cards, *rest))
 
 
-def force_deck_top(state: State, *cards: str) -> State:
-    deck = list(state.force_deck)
-    for card in cards:
-        deck.remove(card)
-    return replace(state, force_deck=(*cards, *deck))
 
 
 def with_murderer(state: State, suspect: str) -> State:
@@ -241,7 +244,7 @@ def test_ex04_stakeout_failure() -> None:
         tokens=[((1, 4), "stakeout", 4)],
     )
     state = with_lines(state, [8, 16, 24, 32])
-    state = event_deck_top(state, "E2")
+    state = events_on_top(state, "E2")
     state = turn_of(state, dan)
 
     state, events = act(state, c.Stakeout(dan, 3), [0, *REPRIEVE])  # 0: E2's token block
@@ -437,7 +440,7 @@ def _ex08_first_turn(
     assert (24 in state.lines) == line_24_crossed
     if GRAY not in hq_holding:
         state = player(state, ana, holding_tokens=(GRAY,))
-    state = event_deck_top(state, "E2")
+    state = events_on_top(state, "E2")
     state = turn_of(state, ben)
     assert state.turn is not None and state.turn.night
     assert state.bag == (5, 5, 4)
@@ -622,7 +625,7 @@ def test_ex11_crime_spree_chain() -> None:
         tokens=[],
     )
     state = with_event(state, 1, "E2", tokens=[(5, 5)])
-    state = event_deck_top(with_lines(state), "E3")
+    state = events_on_top(with_lines(state), "E3")
     state = turn_of(state, ANA)
     assert mobster(state, (2, 2)) is None
     bag = state.bag
@@ -720,7 +723,7 @@ def test_ex13_two_event_lines_in_one_advance() -> None:
     )
     state = with_event(state, 1, "E3", tokens=[(5, 5)])
     state = with_event(state, 2, "E4", tokens=[(5, 4)])
-    state = event_deck_top(with_lines(state, []), "E2")
+    state = events_on_top(with_lines(state, []), "E2")
     state = turn_of(state, ana)
     assert state.turn is not None and not state.turn.night
     suspects = state.suspect_deck
@@ -761,7 +764,7 @@ def test_ex14_limited_reward() -> None:
         removed_by=[ANA, DAN],
         card_mobsters=["red", "blue", "gray"],
     )
-    state = force_deck_top(state, "tip_line", "checkpoint")
+    state = force_on_top(state, "tip_line", "checkpoint")
     state = turn_of(with_lines(state), BEN)
     assert state.turn is not None and state.turn.night
     assert state.bag == (4, 4, 4)
@@ -802,7 +805,7 @@ def test_ex15_timed_event_replaced() -> None:
         mobsters={(2, 1): "red"},
         tokens=[],
     )
-    state = event_deck_top(with_lines(state), "E8", "E3")
+    state = events_on_top(with_lines(state), "E8", "E3")
     state = turn_of(state, CARA)
     bag, deck = state.bag, state.event_deck
 
@@ -820,7 +823,7 @@ def test_ex16_timed_event_expires() -> None:
     ana, ben, cara = 0, 1, 2
     # How the deadline arises: Ben advances to 22 and his Mobster Roll draws E9 (D 10).
     earlier = given(players=3, spaces={ben: 20, ana: 21, cara: 23}, mobsters={(1, 2): "red"})
-    earlier = event_deck_top(with_lines(earlier), "E9")
+    earlier = events_on_top(with_lines(earlier), "E9")
     earlier = turn_of(earlier, ben)
     earlier, _ = act(earlier, c.Drive(ben, ((3, 2),)))
     earlier, events = act(earlier, c.CoffeeBreak(ben), [die(1), die(2), 0, 0, 0])
@@ -870,7 +873,7 @@ def _ex17_scene(others: tuple[int, int, int]) -> State:
         cars={CARA: (1, 2)},
         tokens=[((4, 2), "search", 1)],
     )
-    state = event_deck_top(with_lines(state), "E2")
+    state = events_on_top(with_lines(state), "E2")
     state = turn_of(state, CARA)
     assert state.turn is not None and not state.turn.night
     state, _ = act(state, c.Drive(CARA, ((2, 2), (3, 2), (4, 2))))  # 3 blocks, 3 h

@@ -33,8 +33,8 @@ def test_every_game_finishes_without_errors(players: int) -> None:
 def test_report_fields_and_exit_status(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--games", "3", "--players", "2", "--seed", "5"]) == 0
     report = json.loads(capsys.readouterr().out)
-    for key in ("games", "finished", "errors", "commands", "events", "winners", "seconds", "digest"):
-        assert key in report
+    keys = ("games", "finished", "errors", "commands", "events", "winners", "seconds", "digest")
+    assert all(key in report for key in keys)
     assert report["games"] == 3 and report["errors"] == 0
 
 
