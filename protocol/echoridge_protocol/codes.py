@@ -9,6 +9,7 @@ from typing import Final
 
 # Refusals of the rules engine: a command that the rules do not allow now.
 RULE_CODES: Final[dict[str, str]] = {
+    "rules/bad_command": "That command's fields have the wrong types.",
     "rules/game_not_started": "The game has not started yet.",
     "rules/game_already_started": "The game has already started.",
     "rules/game_over": "The game is over.",

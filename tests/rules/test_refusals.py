@@ -230,7 +230,7 @@ def removed_token(block: Block, kind: ClueKind, value: int) -> Tweak:
 # ================================================================================================
 
 
-@pytest.mark.parametrize("players", [0, 5, -1, 100, "2", 2.0, True, None])
+@pytest.mark.parametrize("players", [0, 5, -1, 100])
 def test_start_game_with_a_bad_player_count(players: object) -> None:
     refuse(State(), c.StartGame(players), "rules/bad_player_count")  # type: ignore[arg-type]
 
@@ -521,7 +521,6 @@ BAD_PATHS: list[tuple[str, Block, tuple[Block, ...]]] = [
     ("off the board right", (5, 5), ((6, 5),)),
     ("off the board bottom", (5, 5), ((5, 6),)),
     ("off the board after a good step", (1, 2), ((1, 1), (0, 1))),
-    ("not a block", HQ, ((3,),)),  # type: ignore[list-item]
     ("longer than 64 blocks", HQ, ((3, 2), (3, 3)) * 33),
 ]
 
@@ -865,11 +864,6 @@ def test_telephoto_does_not_widen_the_risk_range() -> None:
     refuse(state, c.Stakeout(0, 6), "rules/risk_out_of_range")
 
 
-@pytest.mark.parametrize("risk", ["3", 2.5, None])
-def test_risk_that_is_not_a_number(risk: object) -> None:
-    refuse(scene(mobsters={HQ: "red"}), c.CallForBackup(0, risk), "rules/risk_out_of_range")  # type: ignore[arg-type]
-
-
 # --- hour cap (§4.4) ------------------------------------------------------------------------------
 
 HOUR_CAP_CASES: list[Case] = [
@@ -1189,7 +1183,6 @@ BAD_BLOCK_CASES: list[tuple[str, str, Block | None]] = [
     ("tip line off the board", "tip_line", (0, 0)),
     ("radio car without a block", "radio_car", None),
     ("radio car off the board", "radio_car", (6, 3)),
-    ("radio car on a non-block", "radio_car", (3,)),  # type: ignore[list-item]
     ("squad wagon without a block", "squad_wagon", None),
     ("squad wagon on a diagonal mobster", "squad_wagon", (4, 4)),
     ("squad wagon two blocks away", "squad_wagon", (3, 1)),
@@ -1413,7 +1406,6 @@ BAD_ANSWER_CASES: list[tuple[str, Callable[[], State], c.Command]] = [
     ("slot: 0", _owing_slot, c.PickSlot(0, 0)),
     ("slot: one past the last", _owing_slot, c.PickSlot(0, 3)),
     ("slot: negative", _owing_slot, c.PickSlot(0, -1)),
-    ("slot: not a number", _owing_slot, c.PickSlot(0, "1")),  # type: ignore[arg-type]
     ("discard: a card not in hand", _owing_discard, c.DiscardForce(0, "radio_car")),
     ("discard: another player's card", _owing_discard, c.DiscardForce(0, "judges_signature")),
     ("discard: no such card", _owing_discard, c.DiscardForce(0, "joker")),
@@ -1425,7 +1417,6 @@ BAD_ANSWER_CASES: list[tuple[str, Callable[[], State], c.Command]] = [
     ("peek: a token flipped onto a mat", _owing_peek, c.PeekToken(1, (1, 5))),
     ("peek: a token removed after a solve", _owing_peek, c.PeekToken(1, (2, 5))),
     ("peek: off the board", _owing_peek, c.PeekToken(1, (0, 0))),
-    ("rest: not yes or no", _owing_rest, c.RestCase(0, "yes")),  # type: ignore[arg-type]
 ]
 
 
@@ -1435,6 +1426,35 @@ BAD_ANSWER_CASES: list[tuple[str, Callable[[], State], c.Command]] = [
 )
 def test_answer_that_is_not_an_option(build: Callable[[], State], cmd: c.Command) -> None:
     refuse(build(), cmd, "rules/not_an_option")
+
+
+# Fields of the wrong type are refused before any rule is looked at, with one code: a command
+# built in code (not decoded from the wire, whose decoder checks types) can carry them.  (A bool
+# where an int belongs is refused too, but compares equal to the int, so the legal-list check of
+# `refuse` cannot tell them apart; test_properties covers those.)
+ILL_TYPED_CASES: list[tuple[str, Callable[[], State], c.Command]] = [
+    ("player count as text", State, c.StartGame("2")),  # type: ignore[arg-type]
+    ("player count as a float", State, c.StartGame(2.0)),  # type: ignore[arg-type]
+    ("player count as a bool", State, c.StartGame(True)),
+    ("player count missing", State, c.StartGame(None)),  # type: ignore[arg-type]
+    ("path step not a block", lambda: scene(), c.Drive(0, ((3,),))),  # type: ignore[arg-type]
+    ("risk as text", lambda: scene(mobsters={HQ: "red"}), c.CallForBackup(0, "3")),  # type: ignore[arg-type]
+    ("risk as a float", lambda: scene(mobsters={HQ: "red"}), c.CallForBackup(0, 2.5)),  # type: ignore[arg-type]
+    ("risk missing", lambda: scene(mobsters={HQ: "red"}), c.CallForBackup(0, None)),  # type: ignore[arg-type]
+    ("seat as a float", lambda: scene(), c.CoffeeBreak(0.0)),  # type: ignore[arg-type]
+    ("card block not a block", lambda: scene(force=("radio_car",)),
+     c.PlayForce(0, "radio_car", (3,))),  # type: ignore[arg-type]
+    ("slot as text", _owing_slot, c.PickSlot(0, "1")),  # type: ignore[arg-type]
+    ("rest as text", _owing_rest, c.RestCase(0, "yes")),  # type: ignore[arg-type]
+]
+
+
+@pytest.mark.parametrize(
+    ("build", "cmd"), [(b, cmd) for _, b, cmd in ILL_TYPED_CASES],
+    ids=[n for n, _, _ in ILL_TYPED_CASES],
+)
+def test_fields_of_the_wrong_type_are_refused(build: Callable[[], State], cmd: c.Command) -> None:
+    refuse(build(), cmd, "rules/bad_command")
 
 
 OWED_SCENES: list[tuple[str, Callable[[], State], int]] = [

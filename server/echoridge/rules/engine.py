@@ -23,6 +23,7 @@ from echoridge.rules.errors import RuleViolation
 from echoridge.rules.events import Continued, Event
 from echoridge.rules.model import Phase, State, Status
 from echoridge.rules.rng import Rng
+from echoridge.rules.serial import conforms
 from echoridge.rules.setup import check_start, exec_start
 
 
@@ -73,6 +74,8 @@ def _check_default(state: State, seat: int) -> object:
 
 def decide(state: State, command: c.Command, rng: Rng) -> list[Event]:
     """The events a legal command produces.  Raises RuleViolation for an illegal one."""
+    if not conforms(command):
+        raise RuleViolation("rules/bad_command", "That command's fields have the wrong types.")
     plan = check(state, command)
     ctx = Ctx(state, rng)
     match command:

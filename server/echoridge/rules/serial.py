@@ -158,6 +158,42 @@ def _build(cls: type, data: Any) -> Any:
     return cls(**kwargs)
 
 
+def conforms(obj: Any) -> bool:
+    """Whether every field of a record holds a value of its annotated type (an int is not a
+    bool, a tuple has its length): the guard for records built in code rather than decoded."""
+    return is_dataclass(obj) and all(
+        _is_a(_hints(type(obj))[f.name], getattr(obj, f.name)) for f in fields(obj)
+    )
+
+
+def _is_a(hint: Any, value: Any) -> bool:
+    origin = get_origin(hint)
+    if origin in (Union, types.UnionType):
+        return any(_is_a(opt, value) for opt in get_args(hint))
+    if origin is tuple:
+        if not isinstance(value, tuple):
+            return False
+        args = get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_is_a(args[0], v) for v in value)
+        if len(args) != len(value):
+            return False
+        return all(_is_a(a, v) for a, v in zip(args, value, strict=True))
+    if hint is type(None):
+        return value is None
+    if hint is int:
+        return type(value) is int
+    if hint is bool:
+        return type(value) is bool
+    if hint is str:
+        return type(value) is str
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return isinstance(value, hint)
+    if isinstance(hint, type) and is_dataclass(hint):
+        return isinstance(value, hint) and conforms(value)
+    return isinstance(value, hint) if isinstance(hint, type) else False
+
+
 def load(data: dict[str, Any]) -> Any:
     """Rebuild a tagged record (command, event, task, decision) from its plain form."""
     return _from_tagged(data)
