@@ -19,7 +19,7 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check server protocol clients tests bench
+	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy --strict server/echoridge/rules protocol/echoridge_protocol
 
 bench: $(STAMP)
