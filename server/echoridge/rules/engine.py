@@ -3,6 +3,8 @@ until the game waits for someone, and return every event this produced."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import assert_never
 
 from echoridge.rules import commands as c
@@ -26,37 +28,40 @@ from echoridge.rules.rng import Rng
 from echoridge.rules.serial import conforms
 from echoridge.rules.setup import check_start, exec_start
 
+Execute = Callable[[Ctx], None]
 
-def check(state: State, command: c.Command) -> object:
-    """Raise RuleViolation unless the command is legal now; return what execution needs."""
+
+def check(state: State, command: c.Command) -> Execute:
+    """Raise RuleViolation unless the command is legal now; return how to carry it out."""
     match command:
         case c.StartGame(players=players):
             check_start(state, players)
-            return players
+            return partial(exec_start, players=players)
         case c.ApplyDefault(seat=seat):
             return _check_default(state, seat)
         case c.Drive():
-            return check_drive(state, command)
+            return partial(exec_drive, cmd=command, hours=check_drive(state, command))
         case c.PlayForce():
-            return check_play(state, command)
+            return partial(exec_play, cmd=command, turn=check_play(state, command))
         case c.Proceed():
-            return check_proceed(state, command)
+            return partial(exec_proceed, phase=check_proceed(state, command))
         case (
             c.Arrest() | c.CoffeeBreak() | c.CallForBackup() | c.CatchInformant()
             | c.CatchWitness() | c.SearchScene() | c.Stakeout() | c.HoldMobster()
             | c.BookMobster() | c.ResolveEvent()
         ):
-            return check_action(state, command)
+            return partial(exec_action, cmd=command, plan=check_action(state, command))
         case (
             c.GainSuspect() | c.Interrogate() | c.PickSlot() | c.DiscardForce()
             | c.TakeFromPool() | c.LearnTrait() | c.PeekToken() | c.RestCase() | c.Accuse()
         ):
-            return check_answer(state, command)
+            return partial(exec_answer, cmd=command, decision=check_answer(state, command))
         case _:
             assert_never(command)
 
 
-def _check_default(state: State, seat: int) -> object:
+def _check_default(state: State, seat: int) -> Execute:
+    """A timed-out decision gets its default; an open W3/W4 window is closed."""
     if state.status is Status.NEW:
         raise RuleViolation("rules/game_not_started", "The game has not started yet.")
     if state.status is Status.OVER:
@@ -65,10 +70,10 @@ def _check_default(state: State, seat: int) -> object:
         raise RuleViolation("rules/unknown_seat", "There is no such seat at this table.")
     decision = owed(state, seat)
     if decision is not None:
-        return decision
+        return partial(exec_default, decision=decision)
     turn = state.turn
     if turn is not None and turn.seat == seat and turn.phase in (Phase.W3, Phase.W4):
-        return turn.phase
+        return partial(exec_proceed, phase=turn.phase)
     raise RuleViolation("rules/no_decision_owed", "That seat owes no decision now.")
 
 
@@ -76,30 +81,9 @@ def decide(state: State, command: c.Command, rng: Rng) -> list[Event]:
     """The events a legal command produces.  Raises RuleViolation for an illegal one."""
     if not conforms(command):
         raise RuleViolation("rules/bad_command", "That command's fields have the wrong types.")
-    plan = check(state, command)
+    execute_command = check(state, command)
     ctx = Ctx(state, rng)
-    match command:
-        case c.StartGame(players=players):
-            exec_start(ctx, players)
-        case c.ApplyDefault():
-            if isinstance(plan, Phase):
-                exec_proceed(ctx, plan)
-            else:
-                exec_default(ctx, plan)  # type: ignore[arg-type]
-        case c.Drive():
-            exec_drive(ctx, command, plan)  # type: ignore[arg-type]
-        case c.PlayForce():
-            exec_play(ctx, command, plan)  # type: ignore[arg-type]
-        case c.Proceed():
-            exec_proceed(ctx, plan)  # type: ignore[arg-type]
-        case (
-            c.Arrest() | c.CoffeeBreak() | c.CallForBackup() | c.CatchInformant()
-            | c.CatchWitness() | c.SearchScene() | c.Stakeout() | c.HoldMobster()
-            | c.BookMobster() | c.ResolveEvent()
-        ):
-            exec_action(ctx, command, plan)  # type: ignore[arg-type]
-        case _:
-            exec_answer(ctx, command, plan)  # type: ignore[arg-type]
+    execute_command(ctx)
     run(ctx)
     if ctx.state.agenda != state.agenda or ctx.state.pending != state.pending:
         ctx.emit(Continued(ctx.state.agenda, ctx.state.pending))

@@ -162,7 +162,9 @@ def draw_event(ctx: Ctx) -> None:
 
 def set_up_event(ctx: Ctx, slot: int) -> None:
     """§11.1 setup: tokens by event-setup rolls, mobsters on tokens or on the card."""
-    spec = EVENTS[ctx.state.slots[slot - 1].card]  # type: ignore[union-attr]
+    active = ctx.state.slots[slot - 1]
+    assert active is not None
+    spec = EVENTS[active.card]
     with_mobsters = any(isinstance(s, MobsterOnTokens) for s in spec.setup)
     mobster_blocks = []
     follow: list[t.Task] = []
