@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench simulate clean
+.PHONY: run test lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,10 +20,11 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy --strict server/echoridge/rules protocol/echoridge_protocol
+	$(VENV)/bin/mypy --strict server/echoridge/rules server/echoridge/store protocol/echoridge_protocol
 
 bench: $(STAMP)
 	$(PY) bench/rules_bench.py
+	$(PY) bench/store_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

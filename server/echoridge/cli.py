@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 
@@ -11,7 +12,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="echo-ridge", description="Echo Ridge game server")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    sub.add_parser("serve", help="serve games over websockets (not built yet)")
+    srv = sub.add_parser("serve", help="run the server (for now: its storage)")
+    srv.add_argument(
+        "--redis-url",
+        default=os.environ.get("REDIS_URL") or None,
+        help="use this Redis (default: $REDIS_URL, else an embedded redis-server)",
+    )
+    srv.add_argument(
+        "--data-dir", default="var/redis", help="data directory of the embedded Redis"
+    )
+    srv.add_argument(
+        "--skip-redis-checks",
+        action="store_true",
+        help="do not refuse a Redis that may evict keys or lose writes (managed Redis "
+        "services that refuse CONFIG GET)",
+    )
 
     sim = sub.add_parser("simulate", help="play random games in-process and report")
     sim.add_argument("--games", type=int, default=100)
@@ -20,12 +35,9 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     if args.command == "serve":
-        print(
-            "echo-ridge: the game server is not built yet; the rules engine is.\n"
-            "Try: echo-ridge simulate --games 100 --players 4 --seed 7",
-            file=sys.stderr,
-        )
-        return 0
+        from echoridge.serve import main as serve
+
+        return serve(args.redis_url, args.data_dir, check=not args.skip_redis_checks)
     if args.command == "simulate":
         from echoridge.simulate import simulate
 

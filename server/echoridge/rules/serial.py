@@ -39,6 +39,16 @@ def tag_of(obj: object) -> str:
     return _TAG_OF[type(obj)]
 
 
+def record_class(tag: str) -> type:
+    """The record class registered under a wire tag (KeyError if none)."""
+    return _BY_TAG[tag]
+
+
+def type_hints(cls: type) -> dict[str, Any]:
+    """A record class's resolved field annotations (cached)."""
+    return _hints(cls)
+
+
 def _hints(cls: type) -> dict[str, Any]:
     hints = _HINTS.get(cls)
     if hints is None:

@@ -1,0 +1,88 @@
+"""Connecting to Redis, checking it is safe to use, running scripts, converting its errors."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis import exceptions as rexc
+
+from echoridge.store import scripts
+from echoridge.store.errors import RedisMisconfigured, StoreUnavailable
+
+Redis = aioredis.Redis
+
+
+@asynccontextmanager
+async def redis_errors(doing: str) -> AsyncIterator[None]:
+    """Convert Redis and network errors into StoreUnavailable."""
+    try:
+        yield
+    except (rexc.RedisError, OSError) as exc:
+        raise StoreUnavailable(f"Redis failed while {doing}: {exc}") from exc
+
+
+def client(url: str, **options: Any) -> Redis:
+    """A client for ``redis://host:port/db`` or ``unix:///path/to/socket``."""
+    return aioredis.Redis.from_url(url, **options)
+
+
+class Scripts:
+    """The store's Lua scripts, loaded once; called by SHA in one round trip."""
+
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+        self._sha: dict[str, str] = {}
+
+    async def load(self) -> None:
+        async with redis_errors("loading scripts"):
+            for name in ("APPEND", "CREATE_TABLE", "UPDATE_META"):
+                self._sha[name] = await self._redis.script_load(getattr(scripts, name))
+
+    async def call(self, name: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        if not self._sha:
+            await self.load()
+        async with redis_errors(f"running {name.lower()}"):
+            try:
+                return await self._redis.evalsha(self._sha[name], len(keys), *keys, *args)
+            except rexc.NoScriptError:  # Redis restarted and forgot the scripts
+                self._sha[name] = await self._redis.script_load(getattr(scripts, name))
+                return await self._redis.evalsha(self._sha[name], len(keys), *keys, *args)
+
+
+async def check_settings(redis: Redis) -> None:
+    """Refuse a Redis that could evict our keys or lose acknowledged writes, saying what to fix."""
+    async with redis_errors("reading its configuration"):
+        try:
+            policy = _config(await redis.config_get("maxmemory-policy"), "maxmemory-policy")
+            aof = _config(await redis.config_get("appendonly"), "appendonly")
+        except rexc.ResponseError as exc:
+            raise RedisMisconfigured(
+                "cannot read the Redis configuration (CONFIG GET is refused: "
+                f"{exc}); check by hand that maxmemory-policy is noeviction and appendonly is "
+                "yes, then start with --skip-redis-checks"
+            ) from exc
+    problems = []
+    if policy != "noeviction":
+        problems.append(
+            f"maxmemory-policy is {policy}, so Redis may evict game logs when memory runs "
+            "short: set maxmemory-policy noeviction"
+        )
+    if aof != "yes":
+        problems.append(
+            "appendonly is off, so acknowledged commands can be lost in a crash: set "
+            "appendonly yes (and appendfsync always or everysec)"
+        )
+    if problems:
+        raise RedisMisconfigured("unsafe Redis settings: " + "; ".join(problems))
+
+
+def _config(reply: Any, name: str) -> str:
+    value = reply.get(name) if isinstance(reply, dict) else None
+    if value is None and isinstance(reply, dict):
+        value = reply.get(name.encode())
+    if isinstance(value, bytes):
+        value = value.decode()
+    return str(value)

@@ -1,0 +1,120 @@
+"""Tables' metadata and secrets, and the lobby's index of open public tables.
+
+Metadata (status, settings, seats) and secrets (server seed, seat token hashes) are hashes of
+their own, next to the log and never in it.  The lobby index is a sorted set outside any table's
+hash slot, so it cannot be changed atomically with a table in a Redis Cluster: it is written after
+the table, and every read checks each listed table against its metadata and drops stale entries,
+so the index never shows a table that is not open; ``reindex`` rebuilds it from the metadata.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from echoridge.store import keys
+from echoridge.store.connection import Redis, Scripts, redis_errors
+from echoridge.store.errors import StoreError, TableExists, TableNotFound
+
+OPEN = "open"
+
+
+class Directory:
+    def __init__(self, redis: Redis, scripts: Scripts | None = None) -> None:
+        self.redis = redis
+        self.scripts = scripts or Scripts(redis)
+
+    async def create(
+        self, table: str, meta: Mapping[str, str], secrets: Mapping[str, bytes] = {}
+    ) -> None:
+        """Create a table's metadata and secrets at once; TableExists if the id is taken.
+        ``meta`` needs a ``status``; ``public: "1"`` with status open lists it in the lobby."""
+        if not keys.valid_table_id(table):
+            raise StoreError(f"invalid table id {table!r}")
+        if "status" not in meta:
+            raise StoreError("a table's metadata needs a status")
+        meta = {"created": str(int(time.time() * 1000)), **meta}
+        args: list[str | bytes] = [str(len(meta))]
+        for k, v in meta.items():
+            args += [k, v]
+        for k, b in secrets.items():
+            args += [k, b]
+        created = await self.scripts.call(
+            "CREATE_TABLE", (keys.meta(table), keys.secrets(table)), args
+        )
+        if not created:
+            raise TableExists(table)
+        await self._index(table, meta)
+
+    async def meta(self, table: str) -> dict[str, str]:
+        async with redis_errors("reading a table"):
+            raw = await self.redis.hgetall(keys.meta(table))
+        if not raw:
+            raise TableNotFound(table)
+        return {_text(k): _text(v) for k, v in raw.items()}
+
+    async def update(self, table: str, changes: Mapping[str, str]) -> dict[str, str]:
+        """Change metadata fields (the lobby index follows); returns the new metadata."""
+        args: list[str] = []
+        for k, v in changes.items():
+            args += [k, v]
+        if args and not await self.scripts.call("UPDATE_META", (keys.meta(table),), args):
+            raise TableNotFound(table)
+        meta = await self.meta(table)
+        await self._index(table, meta)
+        return meta
+
+    async def secret(self, table: str, name: str) -> bytes | None:
+        async with redis_errors("reading a table secret"):
+            value: Any = await self.redis.hget(keys.secrets(table), name)
+        return value if value is None else bytes(value)
+
+    async def set_secret(self, table: str, name: str, value: bytes) -> None:
+        async with redis_errors("writing a table secret"):
+            await self.redis.hset(keys.secrets(table), name, value)
+
+    async def open_tables(self, limit: int = 100) -> list[tuple[str, dict[str, str]]]:
+        """Open public tables, oldest first, each checked against its metadata."""
+        async with redis_errors("reading the lobby"):
+            ids = await self.redis.zrange(keys.LOBBY, 0, limit - 1)
+        out = []
+        for raw in ids:
+            table = _text(raw)
+            try:
+                meta = await self.meta(table)
+            except TableNotFound:
+                meta = {}
+            if _listed(meta):
+                out.append((table, meta))
+            else:
+                async with redis_errors("repairing the lobby"):
+                    await self.redis.zrem(keys.LOBBY, table)
+        return out
+
+    async def reindex(self) -> int:
+        """Rebuild the lobby index from every table's metadata; returns the tables listed."""
+        listed = 0
+        async with redis_errors("rebuilding the lobby"):
+            async for key in self.redis.scan_iter(match="er:{*}:meta", count=500):
+                name = _text(key)
+                table = name[len("er:{") : -len("}:meta")]
+                meta = await self.meta(table)
+                await self._index(table, meta)
+                listed += _listed(meta)
+        return listed
+
+    async def _index(self, table: str, meta: Mapping[str, str]) -> None:
+        async with redis_errors("updating the lobby"):
+            if _listed(meta):
+                await self.redis.zadd(keys.LOBBY, {table: int(meta.get("created", "0"))})
+            else:
+                await self.redis.zrem(keys.LOBBY, table)
+
+
+def _listed(meta: Mapping[str, str]) -> bool:
+    return meta.get("status") == OPEN and meta.get("public") == "1"
+
+
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)

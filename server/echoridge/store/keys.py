@@ -1,0 +1,38 @@
+"""Redis key names.  Every key of one table shares the hash tag ``{table}``, so a Redis Cluster
+keeps a table on one shard and a Lua script may touch all of them."""
+
+from __future__ import annotations
+
+import re
+
+TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+LOBBY = "er:lobby:open"  # sorted set of open public tables (score: creation time in ms)
+
+
+def log(table: str) -> str:
+    """The table's event log: one stream, entry n has the id ``0-n``."""
+    return f"er:{{{table}}}:log"
+
+
+def command_ids(table: str) -> str:
+    """Hash: client command id -> the version its command was appended as."""
+    return f"er:{{{table}}}:cids"
+
+
+def meta(table: str) -> str:
+    """Hash: the table's public metadata (status, seats, settings)."""
+    return f"er:{{{table}}}:meta"
+
+
+def secrets(table: str) -> str:
+    """Hash: the table's secrets (server seed, seat token hashes); never in the log."""
+    return f"er:{{{table}}}:secret"
+
+
+def table_of_log(key: str) -> str:
+    """The table id of a log key."""
+    return key[len("er:{") : -len("}:log")]
+
+
+def valid_table_id(table: str) -> bool:
+    return bool(TABLE_ID.fullmatch(table))

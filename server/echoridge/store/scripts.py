@@ -1,0 +1,58 @@
+"""Lua scripts: each runs in one round trip and sees all keys of one table (one hash slot)."""
+
+from __future__ import annotations
+
+# KEYS: log, command ids, meta
+# ARGV: expected version, expected hash, command id ("" for none), c, e, new hash
+# -> {"ok", version} | {"conflict", version} | {"damaged", version, why} | {"dup", version, entry}
+#    | {"missing"}
+APPEND = """
+if redis.call('EXISTS', KEYS[3]) == 0 then return {'missing'} end
+if ARGV[3] ~= '' then
+  local seen = redis.call('HGET', KEYS[2], ARGV[3])
+  if seen then
+    local id = '0-' .. seen
+    return {'dup', tonumber(seen), redis.call('XRANGE', KEYS[1], id, id)}
+  end
+end
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local version = 0
+local hash = false
+if #last > 0 then
+  version = tonumber(string.sub(last[1][1], 3))
+  local fields = last[1][2]
+  for i = 1, #fields, 2 do
+    if fields[i] == 'h' then hash = fields[i + 1] end
+  end
+end
+if version ~= tonumber(ARGV[1]) then return {'conflict', version} end
+if version > 0 and hash ~= ARGV[2] then
+  return {'damaged', version, 'the log no longer holds the entry this appender saw'}
+end
+local new = version + 1
+local added = redis.pcall('XADD', KEYS[1], '0-' .. new, 'c', ARGV[4], 'e', ARGV[5], 'h', ARGV[6])
+if type(added) == 'table' and added.err then
+  return {'damaged', version, 'entries after this one were deleted'}
+end
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], ARGV[3], new) end
+return {'ok', new}
+"""
+
+# KEYS: meta, secrets; ARGV: n, meta field/value pairs (2n), secret field/value pairs
+# -> 1 created | 0 exists
+CREATE_TABLE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local n = tonumber(ARGV[1])
+redis.call('HSET', KEYS[1], unpack(ARGV, 2, 1 + 2 * n))
+if #ARGV > 1 + 2 * n then
+  redis.call('HSET', KEYS[2], unpack(ARGV, 2 + 2 * n, #ARGV))
+end
+return 1
+"""
+
+# KEYS: meta; ARGV: field/value pairs -> 1 updated | 0 no such table
+UPDATE_META = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""

@@ -1,0 +1,44 @@
+"""One process's storage: the Redis connections, the log, the directory and the follower."""
+
+from __future__ import annotations
+
+import contextlib
+
+from echoridge.store.connection import Redis, Scripts, check_settings, client, redis_errors
+from echoridge.store.directory import Directory
+from echoridge.store.follow import Follower
+from echoridge.store.log import EventStore
+
+
+class Storage:
+    def __init__(self, redis: Redis, reader: Redis) -> None:
+        self.redis = redis
+        self.reader = reader  # the follower's own connection (XREAD BLOCK holds it)
+        self.scripts = Scripts(redis)
+        self.log = EventStore(redis, self.scripts)
+        self.directory = Directory(redis, self.scripts)
+        self.follower = Follower(self.log, reader)
+
+    @classmethod
+    async def open(cls, url: str, check: bool = True) -> Storage:
+        """Connect to the Redis at ``url``; with ``check``, refuse one that could evict keys or
+        lose acknowledged writes (RedisMisconfigured says what to change)."""
+        # The follower's connection waits in XREAD BLOCK: no client-side read timeout on it.
+        storage = cls(client(url), client(url, socket_timeout=None))
+        try:
+            async with redis_errors("connecting"):
+                await storage.redis.ping()
+            if check:
+                await check_settings(storage.redis)
+            await storage.scripts.load()
+            await storage.follower.start()
+        except BaseException:
+            await storage.close()
+            raise
+        return storage
+
+    async def close(self) -> None:
+        await self.follower.stop()
+        for conn in (self.redis, self.reader):
+            with contextlib.suppress(Exception):
+                await conn.aclose()
