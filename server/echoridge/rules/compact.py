@@ -42,21 +42,21 @@ def unpack(data: list[Any]) -> Any:
 
 @cache
 def _record_decoder(tag: str) -> Decoder:
+    """A function ``[tag, f1, f2, ...] -> record``, generated once per class: it calls the
+    class with each field as packed, or through that field's converter."""
     cls = record_class(tag)
     hints = type_hints(cls)
-    convert = [_decoder(hints[f.name]) for f in fields(cls)]
-    plain = [c is None for c in convert]
-    if all(plain):
-        return lambda data: cls(*data[1:])
-
-    def decode(data: list[Any]) -> Any:
-        return cls(
-            *(
-                v if p else c(v)  # type: ignore[misc]
-                for v, c, p in zip(data[1:], convert, plain, strict=True)
-            )
-        )
-
+    scope: dict[str, Any] = {"CLS": cls}
+    args = []
+    for i, f in enumerate(fields(cls)):
+        convert = _decoder(hints[f.name])
+        if convert is None:
+            args.append(f"data[{i + 1}]")
+        else:
+            scope[f"C{i}"] = convert
+            args.append(f"C{i}(data[{i + 1}])")
+    exec(f"def decode(data):\n    return CLS({', '.join(args)})", scope)
+    decode: Decoder = scope["decode"]
     return decode
 
 

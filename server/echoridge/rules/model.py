@@ -83,7 +83,7 @@ class ActiveEvent:
 
 @fast_replace
 @tagged("player")
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: see records.py
 class Player:
     seat: int
     ability: str
@@ -114,7 +114,7 @@ class Player:
 
 @fast_replace
 @tagged("turn")
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: see records.py
 class Turn:
     seat: int
     number: int
@@ -143,7 +143,7 @@ class Turn:
 
 
 @fast_replace
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: see records.py
 class State:
     status: Status = Status.NEW
     players: tuple[Player, ...] = ()
