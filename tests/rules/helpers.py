@@ -41,6 +41,9 @@ class Scripted:
         self.used.append((bound, value))
         return value
 
+    def salt(self, label: str) -> bytes:
+        return self.fallback.salt(label)
+
 
 def die(face: int) -> int:
     """The raw draw that rolls this die face."""

@@ -1287,22 +1287,23 @@ def good_cop_scene(seen: Sequence[str]) -> State:
 def test_good_cop_picks_only_among_unseen_cards() -> None:
     state = good_cop_scene(["S07"])
     state, events = step(state, c.Interrogate(0, 1), identity_shuffle(2))
-    assert of_type(events, SlotsDealt) == [SlotsDealt(0, 1, ("S03", "S12"))]
+    dealt = [(e.seat, e.target, e.slots) for e in of_type(events, SlotsDealt)]
+    assert dealt == [(0, 1, ("S03", "S12"))]
     state, events = step(state, c.PickSlot(0, 2), REPRIEVE)
-    assert of_type(events, SuspectSeen) == [SuspectSeen(0, 1, "S12")]
+    assert [(e.seat, e.target, e.card) for e in of_type(events, SuspectSeen)] == [(0, 1, "S12")]
     assert state.players[0].seen == ("S07", "S12")
 
 
 def test_good_cop_with_one_unseen_card_sees_it() -> None:
     state = good_cop_scene(["S03", "S12"])
     state, events = step(state, c.Interrogate(0, 1), REPRIEVE)
-    assert of_type(events, SuspectSeen) == [SuspectSeen(0, 1, "S07")]
+    assert [(e.seat, e.target, e.card) for e in of_type(events, SuspectSeen)] == [(0, 1, "S07")]
 
 
 def test_good_cop_learns_nothing_when_every_card_is_seen() -> None:
     state = good_cop_scene(["S03", "S07", "S12"])
     state, events = step(state, c.Interrogate(0, 1), REPRIEVE)
-    assert of_type(events, SuspectSeen) == [SuspectSeen(0, 1, None)]
+    assert [(e.seat, e.target, e.card) for e in of_type(events, SuspectSeen)] == [(0, 1, None)]
     assert state.players[0].seen == ("S03", "S07", "S12")
     assert state.players[1].shown == ()
 
@@ -1317,7 +1318,7 @@ def test_good_cop_suspect_gain_look_is_among_unseen_cards_too() -> None:
     state = turn_of(player(state, 0, seen=("S03",)), 0)
     state, _ = step(state, c.PlayForce(0, "jailhouse_deal"))
     state, events = step(state, c.GainSuspect(0, 1))  # one unseen card: no pick to make
-    assert of_type(events, SuspectSeen) == [SuspectSeen(0, 1, "S07")]
+    assert [(e.seat, e.target, e.card) for e in of_type(events, SuspectSeen)] == [(0, 1, "S07")]
 
 
 # --- §6 Interrogate -------------------------------------------------------------------------------
@@ -1375,12 +1376,15 @@ def test_interrogate_targets_another_player_holding_a_card() -> None:
 def test_interrogate_picks_from_freshly_shuffled_slots_and_tells_the_owner() -> None:
     state, _ = step(interrogate_scene(1), c.CatchInformant(0))
     state, events = step(state, c.Interrogate(0, 1), identity_shuffle(3))
-    assert of_type(events, SlotsDealt) == [SlotsDealt(0, 1, ("S03", "S07", "S12"))]
+    dealt = [(e.seat, e.target, e.slots) for e in of_type(events, SlotsDealt)]
+    assert dealt == [(0, 1, ("S03", "S07", "S12"))]
     assert pending_kinds(state) == [("ChooseSlot", 0)]
-    assert you(state, 0)["decision"] == {"seat": 0, "kind": "slot", "target": 1, "slots": 3}
+    decision = you(state, 0)["decision"]
+    assert len(decision.pop("commitments")) == 3  # one per slot, checked in test_fairness
+    assert decision == {"seat": 0, "kind": "slot", "target": 1, "slots": 3}
     assert refused(state, c.PickSlot(0, 4)) == "rules/not_an_option"
     state, events = step(state, c.PickSlot(0, 2), REPRIEVE)
-    assert of_type(events, SuspectSeen) == [SuspectSeen(0, 1, "S07")]
+    assert [(e.seat, e.target, e.card) for e in of_type(events, SuspectSeen)] == [(0, 1, "S07")]
     assert you(state, 0)["seen"] == ["S07"]
     assert you(state, 1)["shown"] == [[0, "S07"]]  # the owner is told which card
     assert you(state, 3)["seen"] == [] and you(state, 3)["shown"] == []
@@ -1392,15 +1396,16 @@ def test_interrogate_a_shuffle_really_moves_the_cards() -> None:
     # Fisher-Yates, i=2 swaps with 0, then i=1 swaps with 0: S03 S07 S12 -> S12 S07 S03
     # -> S07 S12 S03.
     state, events = step(state, c.Interrogate(0, 1), [0, 0])
-    assert of_type(events, SlotsDealt) == [SlotsDealt(0, 1, ("S07", "S12", "S03"))]
+    dealt = [(e.seat, e.target, e.slots) for e in of_type(events, SlotsDealt)]
+    assert dealt == [(0, 1, ("S07", "S12", "S03"))]
     state, events = step(state, c.PickSlot(0, 3), REPRIEVE)
-    assert of_type(events, SuspectSeen) == [SuspectSeen(0, 1, "S03")]
+    assert [(e.seat, e.target, e.card) for e in of_type(events, SuspectSeen)] == [(0, 1, "S03")]
 
 
 def test_interrogate_an_ended_player() -> None:
     state, _ = step(interrogate_scene(1), c.CatchInformant(0))
     state, events = step(state, c.Interrogate(0, 2), REPRIEVE)  # one card: no pick to make
-    assert of_type(events, SuspectSeen) == [SuspectSeen(0, 2, "S05")]
+    assert [(e.seat, e.target, e.card) for e in of_type(events, SuspectSeen)] == [(0, 2, "S05")]
     assert state.players[2].shown == ((0, "S05"),)
 
 
@@ -1408,7 +1413,7 @@ def test_interrogate_an_already_seen_card_learns_nothing_and_no_repick() -> None
     state, _ = step(interrogate_scene(1, seen=["S07"]), c.CatchInformant(0))
     state, _ = step(state, c.Interrogate(0, 1), identity_shuffle(3))
     state, events = step(state, c.PickSlot(0, 2), REPRIEVE)
-    assert of_type(events, SuspectSeen) == [SuspectSeen(0, 1, "S07")]
+    assert [(e.seat, e.target, e.card) for e in of_type(events, SuspectSeen)] == [(0, 1, "S07")]
     assert state.players[0].seen == ("S07",)
     assert you(state, 1)["shown"] == [[0, "S07"]]
     assert of_type(events, TurnBegan)  # no second pick: the turn went on
@@ -1448,7 +1453,7 @@ def test_interrogate_is_taken_at_once_during_another_players_turn() -> None:
     assert state.players[0].badge == 1 and state.players[1].badge == 2
     assert pending_kinds(state) == [("ChooseInterrogate", 1)]
     state, events = step(state, c.Interrogate(1, 0), REPRIEVE)
-    assert of_type(events, SuspectSeen) == [SuspectSeen(1, 0, "S01")]
+    assert [(e.seat, e.target, e.card) for e in of_type(events, SuspectSeen)] == [(1, 0, "S01")]
     assert you(state, 0)["shown"] == [[1, "S01"]]
 
 
@@ -1465,7 +1470,7 @@ def test_an_ended_contributor_reaching_badge_2_owes_its_interrogate() -> None:
     assert pending_kinds(state) == [("ChooseInterrogate", 1)]
     state, _ = step(state, c.Interrogate(1, 0), identity_shuffle(2))
     state, events = step(state, c.PickSlot(1, 2), REPRIEVE)
-    assert of_type(events, SuspectSeen) == [SuspectSeen(1, 0, "S02")]
+    assert [(e.seat, e.target, e.card) for e in of_type(events, SuspectSeen)] == [(1, 0, "S02")]
 
 
 # --- §7.3 Suspect gains ---------------------------------------------------------------------------
@@ -1493,9 +1498,10 @@ def test_suspect_gain_draw_or_look() -> None:
     assert refused(state, c.GainSuspect(0, 3)) == "rules/not_an_option"  # holds no card
     assert refused(state, c.GainSuspect(0, 0)) == "rules/not_an_option"
     state, events = step(state, c.GainSuspect(0, 1), identity_shuffle(2))
-    assert of_type(events, SlotsDealt) == [SlotsDealt(0, 1, ("S03", "S07"))]
+    dealt = [(e.seat, e.target, e.slots) for e in of_type(events, SlotsDealt)]
+    assert dealt == [(0, 1, ("S03", "S07"))]
     state, events = step(state, c.PickSlot(0, 1))
-    assert of_type(events, SuspectSeen) == [SuspectSeen(0, 1, "S03")]
+    assert [(e.seat, e.target, e.card) for e in of_type(events, SuspectSeen)] == [(0, 1, "S03")]
     assert state.players[0].seen == ("S03",) and state.players[0].suspects == ()
     assert you(state, 1)["shown"] == [[0, "S03"]]
 
@@ -1505,7 +1511,7 @@ def test_suspect_gain_look_at_an_already_seen_card_no_repick() -> None:
     state = player(state, 0, seen=("S03",))
     state, _ = step(state, c.PlayForce(0, "jailhouse_deal"))
     state, events = step(state, c.GainSuspect(0, 1))
-    assert of_type(events, SuspectSeen) == [SuspectSeen(0, 1, "S03")]
+    assert [(e.seat, e.target, e.card) for e in of_type(events, SuspectSeen)] == [(0, 1, "S03")]
     assert state.players[0].seen == ("S03",) and state.pending == ()
     assert state.players[1].shown == ((0, "S03"),)
 
@@ -1516,13 +1522,14 @@ def test_suspect_gain_with_an_empty_deck_must_look() -> None:
     assert pending_kinds(state) == [("ChooseGain", 0)]
     assert refused(state, c.GainSuspect(0, None)) == "rules/not_an_option"
     state, events = step(state, c.GainSuspect(0, 2))
-    assert of_type(events, SuspectSeen) == [SuspectSeen(0, 2, "S05")]
+    assert [(e.seat, e.target, e.card) for e in of_type(events, SuspectSeen)] == [(0, 2, "S05")]
 
 
 def test_suspect_gain_with_an_empty_deck_and_one_holder_looks_at_once() -> None:
     state = gain_scene({1: ["S03", "S07"]}, deck=False)
     state, events = step(state, c.PlayForce(0, "jailhouse_deal"), identity_shuffle(2))
-    assert of_type(events, SlotsDealt) == [SlotsDealt(0, 1, ("S03", "S07"))]
+    dealt = [(e.seat, e.target, e.slots) for e in of_type(events, SlotsDealt)]
+    assert dealt == [(0, 1, ("S03", "S07"))]
     assert pending_kinds(state) == [("ChooseSlot", 0)]
 
 
@@ -1946,8 +1953,9 @@ def test_default_suspect_gain_with_an_empty_deck_looks_at_the_first_in_time_trac
     assert isinstance(state.pending[0], ChooseGain)
     # Seat 2's cards are shuffled (i=1 swaps with 0: S09, S05) and slot 1 is taken.
     state, events = step(state, c.ApplyDefault(0), [0])
-    assert of_type(events, SlotsDealt) == [SlotsDealt(0, 2, ("S09", "S05"))]
-    assert of_type(events, SuspectSeen) == [SuspectSeen(0, 2, "S09")]
+    dealt = [(e.seat, e.target, e.slots) for e in of_type(events, SlotsDealt)]
+    assert dealt == [(0, 2, ("S09", "S05"))]
+    assert [(e.seat, e.target, e.card) for e in of_type(events, SuspectSeen)] == [(0, 2, "S09")]
     assert state.pending == ()
     assert you(state, 2)["shown"] == [[0, "S09"]]
 

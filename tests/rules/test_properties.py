@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as HPhase
@@ -75,6 +76,7 @@ from echoridge.rules.decisions import ChooseAccusation, ChooseSlot
 from echoridge.rules.model import ClueKind, Phase, Place
 from echoridge.rules.serial import digest, from_plain, load, to_plain
 from echoridge.simulate import acting_seat
+from echoridge_protocol.fairness import commit
 
 # --- oracles: small independent readings of the rules -----------------------------------------
 
@@ -813,7 +815,22 @@ def check_view_hides(state: State, viewer: int | None, where: str) -> None:
         if value in EVENT_SET:
             assert _event_path(path), f"event card {value} at {path} {where}"
         if value in TRAIT_VALUES:
-            assert path[:2] == ("you", "traits"), f"trait {value} at {path} {where}"
+            in_proof = path[:2] == ("you", "proofs") and path[-1] == "value"
+            assert path[:2] == ("you", "traits") or in_proof, f"trait {value} at {path} {where}"
+    check_proofs(v, where)
+
+
+def check_proofs(v: dict, where: str) -> None:
+    """Every proof in a view (public, or the viewer's own) opens its published commitment."""
+    commitments = v["commitments"]
+    decision = (v["you"] or {}).get("decision") or {}
+    for proof in [*v["proofs"], *((v["you"] or {}).get("proofs") or [])]:
+        digest = commit(proof["label"], proof["value"], bytes.fromhex(proof["salt"])).hex()
+        if proof["label"].startswith("look/"):
+            continue  # committed in the picker's decision when dealt (checked in the engine tests)
+        assert commitments[proof["label"]] == digest, f"{proof} does not open {where}"
+    for digest_hex in decision.get("commitments", []):
+        assert len(bytes.fromhex(digest_hex)) == 32, where
 
 
 @props(25)
@@ -839,7 +856,8 @@ def test_hidden_information_is_absent_from_views(params: tuple) -> None:
 
 
 def _wire(data: Any) -> Any:
-    return json.loads(json.dumps(data))
+    """Through msgpack and back (bytes stay bytes, tuples come back as lists)."""
+    return msgpack.unpackb(msgpack.packb(data), raw=False)
 
 
 @props(20)

@@ -18,14 +18,13 @@ from echoridge.rules.decisions import (
     ChooseTrait,
     Decision,
 )
-from echoridge.rules.effects import gain_options, take_from_pool
+from echoridge.rules.effects import gain_options, see_slot, take_from_pool
 from echoridge.rules.errors import RuleViolation
 from echoridge.rules.events import (
     Accused,
     ForceDiscarded,
     PlayerEnded,
     SuspectDrawn,
-    SuspectSeen,
     TokenPeeked,
     TraitLearned,
 )
@@ -108,7 +107,7 @@ def exec_answer(ctx: Ctx, cmd: c.Answer, decision: Decision) -> None:
                 ctx.push(t.Look(seat, target))
         case c.PickSlot(slot=slot):
             assert isinstance(decision, ChooseSlot)
-            ctx.emit(SuspectSeen(seat, decision.target, decision.slots[slot - 1]))
+            see_slot(ctx, decision, slot)
         case c.DiscardForce(card=card):
             assert isinstance(decision, ChooseDiscard)
             hand = ctx.state.players[seat].force

@@ -38,6 +38,10 @@ class Ctx:
         self.emit(Drawn(index, bound, value))
         return value
 
+    def salt(self, label: str) -> bytes:
+        """The salt of a committed item (derived from the seed; no draw is used)."""
+        return self.rng.salt(label)
+
     def pick(self, items: Sequence[T]) -> T:
         return items[self.below(len(items))]
 

@@ -37,6 +37,9 @@ class ChooseSlot:
     seat: int
     target: int
     slots: tuple[str, ...]  # secret: the card in each slot
+    deal: int = 0  # K of the slots' look/K/S labels
+    salts: tuple[bytes, ...] = ()  # secret: the salt of each slot
+    commitments: tuple[bytes, ...] = ()  # public to the picker: each slot's commitment
     kind = "slot"
 
 

@@ -46,6 +46,7 @@ from echoridge.rules.events import (
     TraitLearned,
 )
 from echoridge.rules.model import ClueKind, State
+from echoridge.rules.proofs import look_label
 from echoridge.rules.queries import (
     ability,
     clues,
@@ -56,6 +57,7 @@ from echoridge.rules.queries import (
     tt_order,
     unknown_solved,
 )
+from echoridge_protocol.fairness import commit
 
 # --- Badge and Suspects --------------------------------------------------------------------------
 
@@ -107,7 +109,7 @@ def suspect_gain(ctx: Ctx, seat: int) -> None:
 
 
 def look(ctx: Ctx, seat: int, target: int, slot_one: bool = False) -> None:
-    """Shuffle the target's cards into face-down slots for the looker to pick from."""
+    """Shuffle the target's cards into freshly committed face-down slots for the looker."""
     cards = ctx.state.players[target].suspects
     if isinstance(ability(ctx.state, seat), LookUnseen):
         seen = ctx.state.players[seat].seen
@@ -116,11 +118,31 @@ def look(ctx: Ctx, seat: int, target: int, slot_one: bool = False) -> None:
         ctx.emit(SuspectSeen(seat, target, None))
         return
     slots = ctx.shuffle(cards)
-    ctx.emit(SlotsDealt(seat, target, slots))
+    deal = ctx.state.deals
+    salts = tuple(ctx.salt(look_label(deal, i)) for i in range(1, len(slots) + 1))
+    ctx.emit(SlotsDealt(seat, target, slots, salts))
+    commitments = tuple(
+        commit(look_label(deal, i), card, salt)
+        for i, (card, salt) in enumerate(zip(slots, salts, strict=True), start=1)
+    )
+    decision = ChooseSlot(seat, target, slots, deal, salts, commitments)
     if len(slots) == 1 or slot_one:
-        ctx.emit(SuspectSeen(seat, target, slots[0]))
+        see_slot(ctx, decision, 1)
     else:
-        ctx.ask(ChooseSlot(seat, target, slots))
+        ctx.ask(decision)
+
+
+def see_slot(ctx: Ctx, decision: ChooseSlot, slot: int) -> None:
+    """The picked slot's card and its proof go to the looker (the owner is told the card)."""
+    ctx.emit(
+        SuspectSeen(
+            decision.seat,
+            decision.target,
+            decision.slots[slot - 1],
+            look_label(decision.deal, slot),
+            decision.salts[slot - 1],
+        )
+    )
 
 
 # --- Force cards ---------------------------------------------------------------------------------

@@ -36,6 +36,8 @@ class GameStarted:
     force_deck: tuple[str, ...]
     abilities: tuple[str, ...]
     order: tuple[int, ...]
+    commitments: tuple[tuple[str, bytes], ...] = ()
+    salts: tuple[tuple[str, bytes], ...] = ()
 
 
 @tagged("continued")
@@ -294,6 +296,7 @@ class SlotsDealt:
     seat: int
     target: int
     slots: tuple[str, ...]
+    salts: tuple[bytes, ...] = ()  # one per slot; the slots are committed as look/K/S
 
 
 @tagged("suspect_seen")
@@ -304,6 +307,8 @@ class SuspectSeen:
     seat: int
     target: int
     card: str | None
+    label: str | None = None  # the look/K/S proof of the card for the looker
+    salt: bytes | None = None
 
 
 @tagged("suspect_removed")

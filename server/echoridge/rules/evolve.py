@@ -112,7 +112,9 @@ def evolve(state: State, event: ev.Event) -> State:
             )
         case ev.TrackersPushed():
             return _pushed(state)
-        case ev.MobsterRolled() | ev.BackupCalled() | ev.SlotsDealt() | ev.EventResolved():
+        case ev.SlotsDealt():
+            return state.but(deals=state.deals + 1)
+        case ev.MobsterRolled() | ev.BackupCalled() | ev.EventResolved():
             return state
         case ev.EventExpired() | ev.SuspectGainLost() | ev.ForceGainLost():
             return state
@@ -186,13 +188,16 @@ def evolve(state: State, event: ev.Event) -> State:
             p = state.players[seat]
             s = _set_player(state, p.but(suspects=(*p.suspects, card)))
             return s.but(suspect_deck=state.suspect_deck[1:])
-        case ev.SuspectSeen(seat=seat, target=target, card=card):
+        case ev.SuspectSeen(seat=seat, target=target, card=card, label=label, salt=salt):
             s = state.but(looks=(*state.looks, (seat, target)))
             if card is None:
                 return s
             looker = s.players[seat]
+            if label is not None and salt is not None:
+                looker = looker.but(look_proofs=(*looker.look_proofs, (label, card, salt)))
             if card not in looker.seen:
-                s = _set_player(s, looker.but(seen=(*looker.seen, card)))
+                looker = looker.but(seen=(*looker.seen, card))
+            s = _set_player(s, looker)
             owner = s.players[target]
             return _set_player(s, owner.but(shown=(*owner.shown, (seat, card))))
         case ev.SuspectRemoved(card=card):
@@ -288,6 +293,9 @@ def _started(state: State, e: ev.GameStarted) -> State:
         tokens=e.tokens,
         murderer=e.murderer,
         suspect_deck=e.suspect_deck,
+        deck_order=e.suspect_deck,
+        commitments=e.commitments,
+        salts=e.salts,
         event_deck=e.event_deck,
         force_deck=e.force_deck,
         order=e.order,

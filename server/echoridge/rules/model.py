@@ -102,6 +102,7 @@ class Player:
     shown: tuple[tuple[int, str], ...] = ()  # (looker, card): which of my cards were seen
     known_tokens: frozenset[Block] = frozenset()  # face-down tokens this player has looked at
     learned: tuple[Evidence, ...] = ()  # traits learned through an `E` reward
+    look_proofs: tuple[tuple[str, str, bytes], ...] = ()  # (label, card, salt) of cards seen
     force: tuple[str, ...] = ()  # the secret Force hand, oldest first
     time_waivers: int = 0  # Night Shift uses left
     accused: bool = False
@@ -171,6 +172,10 @@ class State:
     looks: tuple[tuple[int, int], ...] = ()  # (looker, target), public
     winners: tuple[int, ...] = ()
     draws: int = 0  # random draws used so far
+    deck_order: tuple[str, ...] = ()  # the Suspect deck at setup, top first (deck/N labels)
+    commitments: tuple[tuple[str, bytes], ...] = ()  # (label, commitment), public from setup
+    salts: tuple[tuple[str, bytes], ...] = ()  # (label, salt) of the setup items: secret
+    deals: int = 0  # looks dealt so far (look/K labels)
     agenda: tuple[Task, ...] = ()  # tasks still to run, next first
     pending: tuple[Decision, ...] = ()  # decisions owed now
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from echoridge_protocol.fairness import draw_below
+from echoridge_protocol.fairness import draw_below, salt
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,3 +16,7 @@ class Rng:
 
     def below(self, index: int, bound: int) -> int:
         return draw_below(self.seed, self.table, index, bound)
+
+    def salt(self, label: str) -> bytes:
+        """The salt of the committed item ``label`` (derived, not drawn: it uses no index)."""
+        return salt(self.seed, self.table, label)

@@ -204,6 +204,12 @@ def _is_a(hint: Any, value: Any) -> bool:
     return isinstance(value, hint) if isinstance(hint, type) else False
 
 
+def _hex(value: Any) -> str:
+    if isinstance(value, bytes):
+        return value.hex()
+    raise TypeError(f"cannot hash {type(value).__name__}")
+
+
 def load(data: dict[str, Any]) -> Any:
     """Rebuild a tagged record (command, event, task, decision) from its plain form."""
     return _from_tagged(data)
@@ -211,5 +217,5 @@ def load(data: dict[str, Any]) -> Any:
 
 def digest(obj: Any) -> str:
     """SHA-256 over the canonical JSON of a record's plain form."""
-    text = json.dumps(to_plain(obj), sort_keys=True, separators=(",", ":"))
+    text = json.dumps(to_plain(obj), sort_keys=True, separators=(",", ":"), default=_hex)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -24,6 +24,8 @@ from echoridge.rules.data import (
 from echoridge.rules.errors import RuleViolation
 from echoridge.rules.events import GameStarted
 from echoridge.rules.model import ClueKind, ClueToken, State, Status
+from echoridge.rules.proofs import setup_items
+from echoridge_protocol.fairness import commit
 
 
 def check_start(state: State, players: int) -> None:
@@ -59,6 +61,12 @@ def exec_start(ctx: Ctx, players: int) -> None:
     force = ctx.shuffle(FORCE_DECK)  # R6
     abilities = ctx.sample(ABILITY_IDS, players)  # R7
     order = ctx.shuffle(range(players))  # R8: bottom of the stack first
+    items = setup_items(tuple(tokens), murderer, deck)
+    salts = tuple((label, ctx.salt(label)) for label, _ in items)
+    commitments = tuple(
+        (label, commit(label, value, s))
+        for (label, value), (_, s) in zip(items, salts, strict=True)
+    )
     ctx.emit(
         GameStarted(
             players=players,
@@ -70,6 +78,8 @@ def exec_start(ctx: Ctx, players: int) -> None:
             force_deck=force,
             abilities=abilities,
             order=order,
+            commitments=commitments,
+            salts=salts,
         )
     )
     ctx.push(t.PlaceMobsters(STARTING_MOBSTERS), t.NextTurn())

@@ -16,6 +16,13 @@ from echoridge.rules.decisions import ChooseDiscard, ChooseSlot, Decision
 from echoridge.rules.errors import RulesError
 from echoridge.rules.legal import legal_actions
 from echoridge.rules.model import ClueKind, ClueToken, Place, State, Status
+from echoridge.rules.proofs import (
+    deck_label,
+    setup_items,
+    token_label,
+    token_value,
+    trait_label,
+)
 from echoridge.rules.queries import clues, holder, knows_trait
 from echoridge.rules.serial import to_plain
 
@@ -92,6 +99,8 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         ],
         "players": [_player(state, p.seat) for p in state.players],
         "looks": [list(pair) for pair in state.looks],
+        "commitments": {label: digest.hex() for label, digest in state.commitments},
+        "proofs": _public_proofs(state),
         "decisions": [_public_decision(d) for d in state.pending],
         "you": _you(state, me) if me is not None else None,
         "result": _result(state) if state.status is Status.OVER else None,
@@ -207,6 +216,7 @@ def _you(state: State, seat: int) -> dict[str, Any]:
         mine = _public_decision(decision)
         if isinstance(decision, ChooseSlot):
             mine["slots"] = len(decision.slots)
+            mine["commitments"] = [c.hex() for c in decision.commitments]
         if isinstance(decision, ChooseDiscard):
             mine["reason"] = decision.reason
     murderer = SUSPECTS.get(state.murderer)
@@ -226,9 +236,48 @@ def _you(state: State, seat: int) -> dict[str, Any]:
             if murderer is not None and knows_trait(state, seat, e)
         },
         "accusation": p.accusation,
+        "proofs": _private_proofs(state, seat),
         "decision": mine,
         "legal": [to_plain(cmd) for cmd in legal_actions(state, seat)],
     }
+
+
+def _proof(label: str, value: str, salt: bytes) -> dict[str, str]:
+    return {"label": label, "value": value, "salt": salt.hex()}
+
+
+def _public_proofs(state: State) -> list[dict[str, str]]:
+    """Items revealed to all: Search tokens flipped and Stakeout tokens won onto a mat."""
+    salts = dict(state.salts)
+    return [
+        _proof(token_label(t.block), token_value(t), salts[token_label(t.block)])
+        for t in state.tokens
+        if t.place is Place.MAT and token_label(t.block) in salts
+    ]
+
+
+def _private_proofs(state: State, seat: int) -> list[dict[str, str]]:
+    """Proofs of what this seat alone may know: its drawn Suspects, the face-down tokens it
+    looked at, the traits it knows and the cards it saw in other hands."""
+    salts = dict(state.salts)
+    p = state.players[seat]
+    out = []
+    for card in p.suspects:
+        label = deck_label(state.deck_order.index(card)) if card in state.deck_order else None
+        if label in salts:
+            out.append(_proof(label, card, salts[label]))
+    tokens = {t.block: t for t in state.tokens}
+    for block in sorted(p.known_tokens):
+        label = token_label(block)
+        if label in salts:
+            out.append(_proof(label, token_value(tokens[block]), salts[label]))
+    murderer = SUSPECTS.get(state.murderer)
+    for e in EVIDENCE_ORDER:
+        label = trait_label(e)
+        if murderer is not None and label in salts and knows_trait(state, seat, e):
+            out.append(_proof(label, murderer.trait(e), salts[label]))
+    out.extend(_proof(label, card, salt) for label, card, salt in p.look_proofs)
+    return out
 
 
 def _result(state: State) -> dict[str, Any]:
@@ -241,7 +290,12 @@ def _result(state: State) -> dict[str, Any]:
 
 def _secrets(state: State) -> dict[str, Any]:
     murderer = SUSPECTS[state.murderer]
+    values = {
+        label: value
+        for label, value in setup_items(state.tokens, state.murderer, state.deck_order)
+    }
     return {
+        "proofs": [_proof(label, values[label], salt) for label, salt in state.salts],
         "suspect_deck": list(state.suspect_deck),
         "suspects_out": list(state.suspects_out),
         "event_deck": list(state.event_deck),
