@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,6 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument("--games", type=int, default=100)
     sim.add_argument("--players", type=int, default=4, choices=range(1, 5))
     sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument(
+        "--transcripts", metavar="DIR", help="write each finished game's public transcript here"
+    )
+
+    ver = sub.add_parser("verify", help="verify finished games' transcripts")
+    ver.add_argument("files", nargs="+", metavar="FILE", help="transcript JSON files")
 
     args = parser.parse_args(argv)
     if args.command == "serve":
@@ -43,10 +50,38 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.games < 0:
             parser.error("--games must not be negative")
-        report = simulate(args.games, args.players, args.seed)
+        out = None
+        if args.transcripts:
+            out = Path(args.transcripts)
+            out.mkdir(parents=True, exist_ok=True)
+        report = simulate(args.games, args.players, args.seed, out)
         print(json.dumps(report, sort_keys=True))
         return 0 if report["errors"] == 0 and report["finished"] == report["games"] else 1
+    if args.command == "verify":
+        return verify_files(args.files)
     return 2
+
+
+def verify_files(files: list[str]) -> int:
+    """Check each transcript (protocol checks, then a replay through the engine)."""
+    from echoridge.transcript import replay
+
+    failed = 0
+    for name in files:
+        try:
+            transcript = json.loads(Path(name).read_text())
+        except (OSError, ValueError) as exc:
+            print(f"FAILED {name}: cannot read it: {exc}")
+            failed += 1
+            continue
+        report = replay(transcript)
+        if report.ok:
+            counts = ", ".join(f"{v} {k}" for k, v in report.counts.items())
+            print(f"verified {name}: {counts}")
+        else:
+            print(f"FAILED {name}: [{report.code}] {report.problem}")
+            failed += 1
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

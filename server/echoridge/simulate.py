@@ -8,23 +8,53 @@ by the ``--seed`` argument, so the same arguments give the same digest on every 
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from echoridge_protocol import fairness
 
 from echoridge.rules import State, Status, decide, evolve, legal_actions
 from echoridge.rules.commands import Command, StartGame
 from echoridge.rules.events import Event
 from echoridge.rules.rng import Rng
 from echoridge.rules.serial import digest
+from echoridge.transcript import Recorder
 
 MAX_COMMANDS = 20_000  # a game that has not ended by then counts as failed
 
 
 def game_seed(seed: int, game: int) -> bytes:
+    """A 32-byte seed for one game of a run (for tests and benchmarks that need any seed)."""
     return hashlib.sha256(f"echo-ridge/simulate/{seed}/{game}".encode()).digest()
+
+
+@dataclass(frozen=True)
+class Seeds:
+    """A simulated table's seeds, made the way a real table's are (SPEC.md, Fairness)."""
+
+    table: str
+    server_seed: bytes
+    client_seeds: tuple[bytes, ...]
+
+    @property
+    def game_seed(self) -> bytes:
+        return fairness.game_seed(self.server_seed, self.table, list(self.client_seeds))
+
+
+def table_seeds(seed: int, game: int, players: int) -> Seeds:
+    base = f"echo-ridge/simulate/{seed}/{game}"
+    return Seeds(
+        table=f"sim-{seed}-{game}",
+        server_seed=hashlib.sha256(f"{base}/server".encode()).digest(),
+        client_seeds=tuple(
+            hashlib.sha256(f"{base}/client/{i}".encode()).digest()[:16] for i in range(players)
+        ),
+    )
 
 
 def acting_seat(state: State) -> int | None:
@@ -67,7 +97,11 @@ def play_random(
         n += 1
 
 
-def simulate(games: int, players: int, seed: int) -> dict[str, Any]:
+def simulate(
+    games: int, players: int, seed: int, transcripts: Path | None = None
+) -> dict[str, Any]:
+    """Play ``games`` random games; with ``transcripts``, write each finished game's public
+    transcript there as ``<table>.json``."""
     started = time.perf_counter()
     winners: Counter[str] = Counter()
     total = hashlib.sha256()
@@ -75,13 +109,23 @@ def simulate(games: int, players: int, seed: int) -> dict[str, Any]:
     first_error: str | None = None
     for g in range(games):
         state = State()
+        seeds = table_seeds(seed, g, players)
+        recorder = (
+            Recorder(seeds.table, seeds.server_seed, seeds.client_seeds) if transcripts else None
+        )
         try:
-            for n, (_, evs, after) in enumerate(play_random(players, game_seed(seed, g))):
+            steps = play_random(players, seeds.game_seed, seeds.table)
+            for n, (cmd, evs, after) in enumerate(steps):
                 commands += 1
                 events += len(evs)
                 state = after
+                if recorder is not None:
+                    recorder.record(getattr(cmd, "seat", None), cmd, evs, after)
                 if n > MAX_COMMANDS:
                     raise RuntimeError("game did not end")
+            if recorder is not None and transcripts is not None:
+                path = transcripts / f"{seeds.table}.json"
+                path.write_text(json.dumps(recorder.transcript(state), separators=(",", ":")))
         except Exception as exc:  # any failure of a game is counted, never hidden
             errors += 1
             first_error = first_error or f"game {g}: {type(exc).__name__}: {exc}"
