@@ -150,7 +150,8 @@ def _verify(t: Mapping[str, Any], report: Report) -> None:
             )
         report.commitments += 1
     murderer = proofs["murderer"]["value"]
-    if final["result"]["murderer"] != murderer or view.get("result", {}).get("murderer") != murderer:
+    shown = (final["result"]["murderer"], (view.get("result") or {}).get("murderer"))
+    if shown != (murderer, murderer):
         raise VerificationError("the result names another murderer", "verify/result")
     report.counts = {
         "commands": report.commands,

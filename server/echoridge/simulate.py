@@ -16,14 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from echoridge_protocol import fairness
-
 from echoridge.rules import State, Status, decide, evolve, legal_actions
 from echoridge.rules.commands import Command, StartGame
 from echoridge.rules.events import Event
 from echoridge.rules.rng import Rng
 from echoridge.rules.serial import digest
 from echoridge.transcript import Recorder
+from echoridge_protocol import fairness
 
 MAX_COMMANDS = 20_000  # a game that has not ended by then counts as failed
 

@@ -13,15 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from echoridge_protocol.delta import diff
-from echoridge_protocol.fairness import game_seed, server_seed_commit
-from echoridge_protocol.verify import FORMAT, Report, verify_transcript
-
 from echoridge.rules import EVERYONE, SPECTATOR, RuleViolation, State, decide, evolve, view
 from echoridge.rules.commands import Command
 from echoridge.rules.events import Drawn, Event
 from echoridge.rules.rng import Rng
 from echoridge.rules.serial import load, to_plain
+from echoridge_protocol.delta import diff
+from echoridge_protocol.fairness import game_seed, server_seed_commit
+from echoridge_protocol.verify import FORMAT, Report, verify_transcript
 
 
 @dataclass
@@ -41,7 +40,9 @@ class Recorder:
     def rng(self) -> Rng:
         return Rng(game_seed(self.server_seed, self.table, list(self.client_seeds)), self.table)
 
-    def record(self, seat: int | None, command: Command, events: Sequence[Event], after: State) -> None:
+    def record(
+        self, seat: int | None, command: Command, events: Sequence[Event], after: State
+    ) -> None:
         public = view(after, SPECTATOR)
         self.entries.append(
             {

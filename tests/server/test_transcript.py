@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from echoridge_protocol.verify import verify_transcript
 
 from echoridge.cli import main
 from echoridge.simulate import simulate
 from echoridge.transcript import replay
+from echoridge_protocol.verify import verify_transcript
 
 Transcript = dict[str, Any]
 
