@@ -49,4 +49,68 @@ RULE_CODES: Final[dict[str, str]] = {
     "rules/unknown_suspect": "There is no such suspect.",
 }
 
-ALL_CODES: Final[dict[str, str]] = {**RULE_CODES}
+# Protocol errors: a frame, message or delta that cannot be accepted.
+PROTOCOL_CODES: Final[dict[str, str]] = {
+    "protocol/bad_delta": "That delta is malformed or does not apply to the view.",
+    "protocol/malformed": (
+        "That frame is not one well-formed message: msgpack or JSON, a single map, no trailing"
+        " bytes, no duplicate keys."
+    ),
+    "protocol/too_large": (
+        "That frame, or a string, list, map or nesting level in it, is over the limits."
+    ),
+    "protocol/unknown_type": "There is no message of that type.",
+    "protocol/missing_field": "A required field is missing.",
+    "protocol/bad_field": "A field has the wrong type or is out of range.",
+    "protocol/unknown_field": "That message has a field protocol v1 does not define.",
+    "protocol/wrong_frame": (
+        "Binary frames carry msgpack and text frames carry JSON; this frame is the other kind."
+    ),
+    "protocol/hello_first": "The first message must be hello.",
+    "protocol/unsupported_version": "The server does not speak that protocol version.",
+    "protocol/wrong_session": "That message is not allowed in this session or at this point.",
+    "protocol/rate_limited": "Too many messages; slow down.",
+}
+
+# Refusals of the session layer: authentication, tables, commands, the server itself.
+SESSION_CODES: Final[dict[str, str]] = {
+    "auth/bad_token": "That token holds no seat at this table.",
+    "auth/seat_and_spectate": "A connection cannot both hold a seat and spectate.",
+    "table/not_found": "There is no such table.",
+    "table/full": "Every seat at that table is taken.",
+    "table/not_full": "Every seat must be taken before the game can start.",
+    "table/started": "The game at that table has already started.",
+    "table/not_started": "The game at that table has not started yet.",
+    "table/not_finished": "The game at that table is not over yet.",
+    "table/no_spectators": "That table does not allow spectators.",
+    "table/damaged": "That table's history cannot be read; the table is closed.",
+    "command/stale_version": (
+        "The table has moved on from the version you expected; look at the new view and retry."
+    ),
+    "command/wrong_seat": "That command names a seat other than yours.",
+    "server/unavailable": "The server cannot serve that now; try again later.",
+    "server/internal": "The server failed while handling that request.",
+}
+
+# Findings of transcript verification (echoridge_protocol.verify, echo-ridge verify).
+VERIFY_CODES: Final[dict[str, str]] = {
+    "verify/failed": "The transcript does not verify.",
+    "verify/malformed": "The transcript is not a well-formed echoridge.transcript.v1 map.",
+    "verify/seed": "The server seed does not open the commitment published for it.",
+    "verify/draw": "A recorded random draw is not the generator's value, or one is missing.",
+    "verify/version": "The entries are not numbered 1, 2, 3, and so on.",
+    "verify/delta": "A public delta does not apply to the public view.",
+    "verify/commitment": (
+        "A commitment changed, or a revealed item does not open its commitment."
+    ),
+    "verify/salt": "A revealed salt is not the one the game seed gives.",
+    "verify/result": "The result names another murderer than the one revealed.",
+    "verify/replay": "Replayed through the rules engine, the game comes out differently.",
+}
+
+ALL_CODES: Final[dict[str, str]] = {
+    **RULE_CODES,
+    **PROTOCOL_CODES,
+    **SESSION_CODES,
+    **VERIFY_CODES,
+}

@@ -17,6 +17,7 @@ def test_every_code_is_documented_once_and_only_registered_codes_are() -> None:
 
 
 def test_codes_are_well_formed_and_explained() -> None:
-    for code, meaning in RULE_CODES.items():
-        assert re.fullmatch(r"rules/[a-z_]+", code)
+    assert set(RULE_CODES) <= set(ALL_CODES)
+    for code, meaning in ALL_CODES.items():
+        assert re.fullmatch(r"[a-z]+/[a-z_]+", code)  # rules, protocol, auth, table, ...
         assert meaning[0].isupper() and meaning.endswith(".")
