@@ -13,7 +13,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="echo-ridge", description="Echo Ridge game server")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    srv = sub.add_parser("serve", help="run the server (for now: its storage)")
+    srv = sub.add_parser("serve", help="run the game server")
+    srv.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    srv.add_argument("--port", type=int, default=8765, help="port (0: any free port)")
+    srv.add_argument(
+        "--commands-per-second",
+        type=int,
+        default=10,
+        help="messages per second a connection may send (bursts of twice that)",
+    )
     srv.add_argument(
         "--redis-url",
         default=os.environ.get("REDIS_URL") or None,
@@ -42,9 +50,19 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     if args.command == "serve":
+        from echoridge.serve import Options
         from echoridge.serve import main as serve
 
-        return serve(args.redis_url, args.data_dir, check=not args.skip_redis_checks)
+        return serve(
+            Options(
+                host=args.host,
+                port=args.port,
+                redis_url=args.redis_url,
+                data_dir=args.data_dir,
+                check_redis=not args.skip_redis_checks,
+                commands_per_second=args.commands_per_second,
+            )
+        )
     if args.command == "simulate":
         from echoridge.simulate import simulate
 

@@ -1,42 +1,74 @@
-"""``echo-ridge serve``: bring up storage (the embedded Redis, or REDIS_URL) and run until told
-to stop.  The websocket game server is built on this in a later step."""
+"""``echo-ridge serve``: storage (the embedded Redis, or REDIS_URL), the table service and the
+websocket server, until SIGTERM or SIGINT (then a graceful shutdown)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import sys
+from dataclasses import dataclass
 
+from echoridge.logs import configure_logging, get_logger
+from echoridge.net.metrics import server_metrics
+from echoridge.net.server import GameServer
+from echoridge.net.session import Limits
 from echoridge.store import Storage, StoreError
 from echoridge.store.embedded import EmbeddedRedis
+from echoridge.tables import Node
+
+log = get_logger("echoridge.serve")
 
 
-async def serve(redis_url: str | None, data_dir: str, check: bool) -> int:
+@dataclass(frozen=True)
+class Options:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    redis_url: str | None = None
+    data_dir: str = "var/redis"
+    check_redis: bool = True
+    log_json: bool | None = None
+    commands_per_second: int = Limits.commands_per_second
+
+
+async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
     embedded = None
+    redis_url = options.redis_url
     if not redis_url:
-        embedded = EmbeddedRedis(data_dir)
+        embedded = EmbeddedRedis(options.data_dir)
         redis_url = embedded.start()
-        where = f"embedded Redis on {embedded.data_dir}"
+        where = f"embedded Redis in {embedded.data_dir}"
     else:
         where = "Redis at REDIS_URL"
     try:
-        storage = await Storage.open(redis_url, check=check)
+        storage = await Storage.open(redis_url, check=options.check_redis)
+        metrics = server_metrics()
+        node = Node(storage, metrics)
+        server = GameServer(node, metrics, Limits(commands_per_second=options.commands_per_second))
         try:
-            tables = await storage.directory.reindex()
+            await storage.directory.reindex()
+            port = await server.start(options.host, options.port)
+            log.info("serving", url=f"ws://{options.host}:{port}/ws", storage=where)
             print(
-                f"echo-ridge: storage ready ({where}, {tables} open tables). The websocket game "
-                "server is not built yet. Ctrl-C stops.",
+                f"echo-ridge: serving on ws://{options.host}:{port}/ws "
+                f"(http://{options.host}:{port}/healthz); {where}. Ctrl-C stops.",
                 file=sys.stderr,
                 flush=True,
             )
+            if ready is not None:
+                ready.set()
             await _until_stopped()
+            log.info("stopping")
         finally:
+            await server.stop()
+            await node.close()
             await storage.close()
     finally:
         if embedded is not None:
             embedded.stop()
-    print("echo-ridge: stopped", file=sys.stderr)
+    log.info("stopped")
+    print("echo-ridge: stopped", file=sys.stderr, flush=True)
     return 0
 
 
@@ -49,9 +81,14 @@ async def _until_stopped() -> None:
     await stop.wait()
 
 
-def main(redis_url: str | None, data_dir: str, check: bool) -> int:
+def main(options: Options) -> int:
+    configure_logging(json=options.log_json)
+    logging.getLogger("websockets").setLevel(logging.WARNING)  # our own lines say more
     try:
-        return asyncio.run(serve(redis_url, data_dir, check))
+        return asyncio.run(serve(options))
     except StoreError as exc:
         print(f"echo-ridge: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"echo-ridge: cannot listen on {options.host}:{options.port}: {exc}", file=sys.stderr)
         return 1

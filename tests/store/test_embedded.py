@@ -44,8 +44,8 @@ from tests.store import play_table
 from tests.store.conftest import RedisServer
 
 PLAY_TABLE = Path(play_table.__file__).resolve()
-SERVE = [sys.executable, "-m", "echoridge.cli", "serve"]
-READY = "storage ready"
+SERVE = [sys.executable, "-m", "echoridge.cli", "serve", "--port", "0"]
+READY = "echo-ridge: serving on"
 WAIT = 20.0  # seconds we give a process to start or stop before failing the test
 
 

@@ -38,7 +38,7 @@ class Scripts:
 
     async def load(self) -> None:
         async with redis_errors("loading scripts"):
-            for name in ("APPEND", "CREATE_TABLE", "UPDATE_META"):
+            for name in ("APPEND", "CREATE_TABLE", "UPDATE_META", "JOIN", "LEAVE", "START"):
                 self._sha[name] = await self._redis.script_load(getattr(scripts, name))
 
     async def call(self, name: str, keys: Sequence[str], args: Sequence[Any]) -> Any:

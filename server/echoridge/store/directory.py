@@ -47,6 +47,44 @@ class Directory:
             raise TableExists(table)
         await self._index(table, meta)
 
+    async def join(self, table: str, name: str, client_seed: bytes, token_hash: str) -> str | int:
+        """Take the lowest free seat; the seat, or why not: missing, started, full."""
+        reply = await self.scripts.call(
+            "JOIN", (keys.meta(table), keys.secrets(table)), (name, client_seed.hex(), token_hash)
+        )
+        outcome = _text(reply[0])
+        if outcome != "ok":
+            return outcome
+        await self._index(table, await self.meta(table))
+        return int(reply[1])
+
+    async def leave(self, table: str, seat: int, token_hash: str) -> str:
+        """Give a seat up before the start: ok, missing, started or bad_token."""
+        reply = await self.scripts.call(
+            "LEAVE", (keys.meta(table), keys.secrets(table)), (seat, token_hash)
+        )
+        outcome = _text(reply[0])
+        if outcome == "ok":
+            await self._index(table, await self.meta(table))
+        return outcome
+
+    async def start(self, table: str) -> str:
+        """Mark a full open table as playing: ok, missing, started or not_full."""
+        reply = await self.scripts.call("START", (keys.meta(table),), ())
+        outcome = _text(reply[0])
+        if outcome == "ok":
+            await self._index(table, await self.meta(table))
+        return outcome
+
+    async def secrets(self, table: str) -> dict[str, bytes]:
+        async with redis_errors("reading table secrets"):
+            raw: Any = await self.redis.hgetall(keys.secrets(table))
+        return {_text(k): bytes(v) for k, v in raw.items()}
+
+    async def bump_epoch(self, table: str) -> int:
+        async with redis_errors("changing a table's epoch"):
+            return int(await self.redis.hincrby(keys.meta(table), "epoch", 1))
+
     async def meta(self, table: str) -> dict[str, str]:
         async with redis_errors("reading a table"):
             raw = await self.redis.hgetall(keys.meta(table))

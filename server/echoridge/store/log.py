@@ -135,6 +135,12 @@ class EventStore:
             head = entry.head
         return Rebuilt(s, head, len(entries), events)
 
+    async def command_version(self, table: str, command_id: str) -> int | None:
+        """The version a command id was appended as, if it was."""
+        async with redis_errors("reading command ids"):
+            value: Any = await self.redis.hget(keys.command_ids(table), command_id)
+        return None if value is None else int(value)
+
     async def head(self, table: str) -> Head:
         """The log's last entry as stored (not verified: use load for that)."""
         async with redis_errors("reading a log"):

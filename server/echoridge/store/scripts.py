@@ -56,3 +56,43 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 """
+
+# KEYS: meta, secrets; ARGV: name, client seed (hex), token hash
+# -> {"ok", seat} | {"missing"} | {"started"} | {"full"}
+JOIN = """
+local m = redis.call('HMGET', KEYS[1], 'status', 'seats', 'taken')
+if not m[1] then return {'missing'} end
+if m[1] ~= 'open' then return {'started'} end
+for i = 0, tonumber(m[2]) - 1 do
+  if redis.call('HEXISTS', KEYS[1], 'name:' .. i) == 0 then
+    redis.call('HSET', KEYS[1], 'name:' .. i, ARGV[1], 'cseed:' .. i, ARGV[2],
+               'taken', tonumber(m[3]) + 1)
+    redis.call('HSET', KEYS[2], 'token:' .. i, ARGV[3])
+    return {'ok', i}
+  end
+end
+return {'full'}
+"""
+
+# KEYS: meta, secrets; ARGV: seat, token hash
+# -> {"ok"} | {"missing"} | {"started"} | {"bad_token"}
+LEAVE = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {'missing'} end
+if status ~= 'open' then return {'started'} end
+if redis.call('HGET', KEYS[2], 'token:' .. ARGV[1]) ~= ARGV[2] then return {'bad_token'} end
+redis.call('HDEL', KEYS[1], 'name:' .. ARGV[1], 'cseed:' .. ARGV[1])
+redis.call('HDEL', KEYS[2], 'token:' .. ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'taken', -1)
+return {'ok'}
+"""
+
+# KEYS: meta -> {"ok"} | {"missing"} | {"started"} | {"not_full"}
+START = """
+local m = redis.call('HMGET', KEYS[1], 'status', 'seats', 'taken')
+if not m[1] then return {'missing'} end
+if m[1] ~= 'open' then return {'started'} end
+if m[2] ~= m[3] then return {'not_full'} end
+redis.call('HSET', KEYS[1], 'status', 'playing')
+return {'ok'}
+"""

@@ -1,0 +1,412 @@
+"""One websocket connection: the handshake, its session (lobby, seat or spectator), the messages
+it sends, and its bounded outbox.
+
+The outbox decouples the connection from the tables: fan-out only queues frames (``deliver``),
+and a writer task sends them.  A connection whose outbox overflows is closed with 4011 (resync):
+its client reconnects and resumes, and gets exactly the missing deltas or a fresh view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, cast
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from echoridge.logs import get_logger
+from echoridge.store import StoreError
+from echoridge.tables import SPECTATORS, Node, Outcome, Settings, TableError
+from echoridge.tables.runner import TableRunner, command_name
+from echoridge_protocol import codec
+from echoridge_protocol import messages as m
+from echoridge_protocol.errors import DecodeError
+
+log = get_logger("echoridge.net")
+
+SERVER_NAME = "echo-ridge/0.1"
+FEATURES = ("spectators", "resume", "transcripts", "fairness")
+REFUSALS_ALLOWED = 20  # refused frames per minute before the connection is closed
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_frame_bytes: int = 65_536
+    commands_per_second: int = 10
+    handshake_seconds: int = 10
+    idle_seconds: int = 60
+    ping_seconds: float = 20.0
+    outbox: int = 512  # frames queued for one connection before it must resync
+
+    def wire(self) -> m.Limits:
+        return m.Limits(
+            self.max_frame_bytes,
+            self.commands_per_second,
+            self.handshake_seconds,
+            self.idle_seconds,
+        )
+
+
+class Bucket:
+    """The token bucket of SPEC.md §2.3."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+        self.capacity = 2 * rate
+        self.tokens = self.capacity
+        self.last = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class Session:
+    """A connection; to a table runner it is a ``Sink``."""
+
+    def __init__(self, ws: ServerConnection, node: Node, limits: Limits, metrics: Any) -> None:
+        self.ws = ws
+        self.node = node
+        self.limits = limits
+        self.metrics = metrics
+        self.subprotocol = str(ws.subprotocol)
+        self.outbox: asyncio.Queue[bytes | str | tuple[int, str]] = asyncio.Queue()
+        self.kind = "handshake"
+        self.table: str | None = None
+        self.seat: int | None = None
+        self.runner: TableRunner | None = None
+        self.bucket = Bucket(limits.commands_per_second)
+        self.refusals: deque[float] = deque()
+        self.closing = False
+        self.last_heard = time.monotonic()
+        self.peer = _peer(ws)
+
+    # --- Sink ---------------------------------------------------------------------------------
+
+    def deliver(self, frame: bytes | str) -> None:
+        if self.closing:
+            return
+        if self.outbox.qsize() >= self.limits.outbox:
+            if self.metrics is not None:
+                self.metrics.outbox_overflows.inc()
+            self.close(4011, "resync: too far behind")
+            return
+        self.outbox.put_nowait(frame)
+
+    def close(self, code: int, reason: str) -> None:
+        """Close after a ``bye``; frames not yet sent are dropped."""
+        if self.closing:
+            return
+        self.closing = True
+        while not self.outbox.empty():
+            self.outbox.get_nowait()
+        self.outbox.put_nowait((code, reason))
+
+    # --- the connection -----------------------------------------------------------------------
+
+    async def run(self) -> None:
+        writer = asyncio.create_task(self._write())
+        keepalive = asyncio.create_task(self._keepalive())
+        started = time.monotonic()
+        try:
+            await self._handshake()
+            if not self.closing:
+                log.info(
+                    "session opened",
+                    peer=self.peer,
+                    session=self.kind,
+                    table=self.table,
+                    seat=self.seat,
+                    subprotocol=self.subprotocol,
+                )
+                await self._read()
+        except ConnectionClosed:
+            pass
+        finally:
+            if self.runner is not None:
+                self.runner.detach(self)
+            self.node_sessions_forget()
+            keepalive.cancel()
+            if not self.closing:
+                writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, ConnectionClosed, TimeoutError):
+                await asyncio.wait_for(writer, 5)
+            log.info(
+                "session closed",
+                peer=self.peer,
+                session=self.kind,
+                table=self.table,
+                seat=self.seat,
+                seconds=round(time.monotonic() - started, 1),
+                code=self.ws.close_code,
+            )
+
+    async def _write(self) -> None:
+        while True:
+            item = await self.outbox.get()
+            if isinstance(item, tuple):
+                code, reason = item
+                with contextlib.suppress(ConnectionClosed):
+                    await self.ws.send(codec.encode(m.ServerBye(code, reason), self.subprotocol))
+                await self.ws.close(code, reason[:120])
+                return
+            await self.ws.send(item)
+            if self.metrics is not None:
+                self.metrics.frames_out.inc()
+
+    async def _keepalive(self) -> None:
+        """Ping every ``ping_seconds``; close with 4008 after ``idle_seconds`` of silence."""
+        while True:
+            await asyncio.sleep(self.limits.ping_seconds)
+            with contextlib.suppress(ConnectionClosed):
+                pong = await self.ws.ping()
+                try:
+                    await asyncio.wait_for(pong, self.limits.idle_seconds)
+                    self.last_heard = time.monotonic()
+                except TimeoutError:
+                    pass
+            if time.monotonic() - self.last_heard > self.limits.idle_seconds:
+                self.close(4008, "timeout: nothing from the client")
+                return
+
+    def _send(self, message: m.Message) -> None:
+        self.deliver(codec.encode(message, self.subprotocol))
+
+    def _error(self, code: str, message: str, request_id: str | None = None) -> None:
+        self._send(m.ErrorMessage(code=code, message=message[:1024], id=request_id))
+
+    # --- handshake ----------------------------------------------------------------------------
+
+    async def _handshake(self) -> None:
+        try:
+            frame = await asyncio.wait_for(self.ws.recv(), self.limits.handshake_seconds)
+        except TimeoutError:
+            self.close(4008, "timeout: no hello")
+            return
+        self.last_heard = time.monotonic()
+        try:
+            hello = codec.decode_client(frame, self.subprotocol)
+            if not isinstance(hello, m.Hello):
+                raise DecodeError("the first message must be hello", "protocol/hello_first")
+            if hello.protocol != m.PROTOCOL:
+                raise DecodeError(
+                    f"this server speaks {m.PROTOCOL}", "protocol/unsupported_version"
+                )
+            kind = hello.session_kind()
+            if kind == "lobby":
+                self.kind = "lobby"
+                self._send(self._welcome(None, None, None, False))
+            else:
+                await self._open_table_session(hello, kind)
+        except DecodeError as exc:
+            self._refuse_handshake(exc.code, exc.message, 4000)
+        except TableError as exc:
+            close = 4001 if exc.code.startswith("auth/") else 4004
+            self._refuse_handshake(exc.code, exc.message, close)
+        except StoreError:
+            self._refuse_handshake("server/unavailable", "The server cannot reach its store.", 1011)
+        if self.metrics is not None and not self.closing:
+            self.metrics.connections.inc(session=self.kind)
+
+    def _refuse_handshake(self, code: str, message: str, close: int) -> None:
+        self._error(code, message)
+        self.close(close, code)
+
+    async def _open_table_session(self, hello: m.Hello, kind: str) -> None:
+        assert hello.table is not None
+        table = hello.table
+        meta = await self.node.lobby.meta(table)
+        if kind == "seat":
+            assert hello.token is not None
+            self.seat = await self.node.lobby.authenticate(table, hello.token)
+            key = self.seat
+        else:
+            if meta["spectators"] != "1" or meta["public"] != "1":
+                raise TableError("table/no_spectators")
+            key = SPECTATORS
+        self.kind, self.table = kind, table
+        if kind == "seat":
+            self.node_sessions_claim()
+        self.runner = await self.node.attach(
+            table,
+            self,
+            key,
+            hello.resume,
+            lambda epoch, version, view, resumed: self._welcome(epoch, version, view, resumed),
+        )
+
+    def _welcome(
+        self, epoch: int | None, version: int | None, view: dict[str, Any] | None, resumed: bool
+    ) -> m.Welcome:
+        return m.Welcome(
+            protocol=m.PROTOCOL,
+            server=SERVER_NAME,
+            features=FEATURES,
+            limits=self.limits.wire(),
+            session=cast(m.SessionKind, self.kind),
+            table=self.table,
+            seat=self.seat,
+            epoch=epoch,
+            version=version,
+            view=view,
+            resumed=resumed,
+        )
+
+    # One seat session per seat on this node: a newer one replaces the older (4009).
+    def node_sessions_claim(self) -> None:
+        sessions = self.node.seat_sessions
+        assert self.table is not None and self.seat is not None
+        old = sessions.get((self.table, self.seat))
+        if old is not None and old is not self:
+            old.close(4009, "replaced by a newer session of this seat")
+        sessions[(self.table, self.seat)] = self
+
+    def node_sessions_forget(self) -> None:
+        sessions = self.node.seat_sessions
+        if self.table is not None and self.seat is not None:
+            key = (self.table, self.seat)
+            if sessions.get(key) is self:
+                del sessions[key]
+        if self.metrics is not None and self.kind != "handshake":
+            self.metrics.connections.dec(session=self.kind)
+
+    # --- messages -----------------------------------------------------------------------------
+
+    async def _read(self) -> None:
+        async for frame in self.ws:
+            self.last_heard = time.monotonic()
+            if self.metrics is not None:
+                self.metrics.frames_in.inc()
+            if self.closing:
+                return
+            try:
+                message = codec.decode_client(frame, self.subprotocol)
+            except DecodeError as exc:
+                self._refused(exc.code, exc.message, exc.request_id)
+                continue
+            if not self.bucket.take():
+                self._refused(
+                    "protocol/rate_limited",
+                    "Too many messages; slow down.",
+                    getattr(message, "id", None),
+                )
+                continue
+            try:
+                await self._handle(message)
+            except TableError as exc:
+                self._answer_refusal(message, exc.code, exc.message)
+            except StoreError:
+                self._answer_refusal(
+                    message, "server/unavailable", "The server cannot reach its store."
+                )
+
+    def _refused(self, code: str, message: str, request_id: str | None) -> None:
+        self._error(code, message, request_id)
+        now = time.monotonic()
+        self.refusals.append(now)
+        while self.refusals and now - self.refusals[0] > 60:
+            self.refusals.popleft()
+        if len(self.refusals) > REFUSALS_ALLOWED:
+            self.close(4029 if code == "protocol/rate_limited" else 1008, code)
+
+    def _answer_refusal(self, message: m.Message, code: str, text: str) -> None:
+        request_id = getattr(message, "id", None)
+        if isinstance(message, m.Leave | m.Start | m.AddBot | m.SendCommand):
+            self._send(m.Result(id=message.id, outcome="rejected", code=code, message=text))
+        else:
+            self._error(code, text, request_id)
+
+    async def _handle(self, message: m.Message) -> None:
+        match message:
+            case m.SendCommand():
+                await self._command(message)
+            case m.ListTables(id=rid):
+                self._send(m.Tables(id=rid, tables=tuple(await self.node.lobby.list())))
+            case m.CreateTable(id=rid):
+                settings = Settings(
+                    message.seats, message.public, message.spectators, message.spectator_delay
+                )
+                table, commit = await self.node.create(settings)
+                self._send(m.Created(id=rid, table=table, server_seed_commit=commit))
+            case m.Join(id=rid, table=table):
+                seat, token = await self.node.lobby.join(table, message.name, message.client_seed)
+                log.info("seat joined", table=table, seat=seat)
+                self._send(m.Joined(id=rid, table=table, seat=seat, token=token))
+            case m.Leave(id=rid, table=table, token=token):
+                await self.node.lobby.leave(table, token)
+                self._send(m.Result(id=rid, outcome="accepted"))
+            case m.Start(id=rid, table=table, token=token):
+                version = await self.node.start(table, token)
+                self._send(m.Result(id=rid, outcome="accepted", version=version))
+            case m.AddBot(id=rid):
+                self._send(
+                    m.Result(
+                        id=rid,
+                        outcome="rejected",
+                        code="server/unavailable",
+                        message="This server has no bots yet.",
+                    )
+                )
+            case m.GetTranscript(id=rid, table=table):
+                transcript = await self.node.transcript(table)
+                self._send(m.Transcript(id=rid, table=table, transcript=transcript))
+            case m.ClientBye():
+                self.close(1000, "bye")
+            case m.Hello():
+                self._refused("protocol/wrong_session", "This session already said hello.", None)
+            case _:
+                self._refused("protocol/wrong_session", "Not a message for the server.", None)
+
+    async def _command(self, message: m.SendCommand) -> None:
+        if self.kind != "seat" or self.table is None or self.seat is None:
+            self._refused(
+                "protocol/wrong_session", "Commands are sent from a seat session.", message.id
+            )
+            return
+        started = time.perf_counter()
+        outcome: Outcome = await self.node.command(
+            self.table, self.seat, message.id, message.expected, dict(message.command)
+        )
+        seconds = time.perf_counter() - started
+        self._send(
+            m.Result(
+                id=message.id,
+                outcome=cast(
+                    m.Outcome, "rejected" if outcome.outcome == "stale" else outcome.outcome
+                ),
+                version=outcome.version,
+                code=outcome.code,
+                message=outcome.message,
+            )
+        )
+        if self.metrics is not None:
+            self.metrics.commands.inc(outcome=outcome.outcome)
+            self.metrics.command_seconds.observe(seconds)
+            if outcome.code is not None:
+                self.metrics.rejections.inc(code=outcome.code)
+        log.info(
+            "command",
+            table=self.table,
+            seat=self.seat,
+            command=command_name(dict(message.command)),
+            outcome=outcome.outcome,
+            code=outcome.code,
+            version=outcome.version,
+            ms=round(seconds * 1000, 2),
+        )
+
+
+def _peer(ws: ServerConnection) -> str:
+    address = ws.remote_address
+    if isinstance(address, tuple) and len(address) >= 2:
+        return f"{address[0]}:{address[1]}"
+    return str(address)

@@ -1,0 +1,141 @@
+"""The lobby: creating, listing, joining and leaving tables, and seat tokens.
+
+A table's metadata (store ``meta``): ``status`` (open → playing → over, or damaged), ``seats``,
+``taken``, ``public``, ``spectators``, ``spectator_delay``, ``epoch``, ``created``, and per seat
+``name:N`` and ``cseed:N`` (the client seed, hex: public, it goes into the transcript).  Its
+secrets: ``server_seed`` and ``token:N`` (a hash of the seat's token).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets as random_ids
+from dataclasses import dataclass
+
+from echoridge.store import Storage, TableNotFound
+from echoridge.tables.errors import TableError
+from echoridge.tables.tokens import new_token, seat_of, token_hash
+from echoridge_protocol import messages as m
+from echoridge_protocol.fairness import server_seed_commit
+
+MAX_SPECTATOR_DELAY = 100
+
+_REFUSALS = {
+    "missing": "table/not_found",
+    "started": "table/started",
+    "full": "table/full",
+    "not_full": "table/not_full",
+    "bad_token": "auth/bad_token",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    seats: int
+    public: bool
+    spectators: bool
+    spectator_delay: int
+
+
+@dataclass(frozen=True)
+class Seeds:
+    """What the game seed is made of (secret until the game is over)."""
+
+    server_seed: bytes
+    client_seeds: tuple[bytes, ...]
+
+
+def _flag(value: bool) -> str:
+    return "1" if value else "0"
+
+
+class Lobby:
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self.directory = storage.directory
+
+    async def create(self, settings: Settings) -> tuple[str, bytes]:
+        """A new table; returns its id and the commitment to its server seed."""
+        if not 1 <= settings.seats <= 4:
+            raise TableError("protocol/bad_field", "A table has 1 to 4 seats.")
+        if not 0 <= settings.spectator_delay <= MAX_SPECTATOR_DELAY:
+            raise TableError(
+                "protocol/bad_field", f"The spectator delay is 0 to {MAX_SPECTATOR_DELAY}."
+            )
+        server_seed = os.urandom(32)
+        table = "t-" + random_ids.token_hex(5)
+        await self.directory.create(
+            table,
+            {
+                "status": "open",
+                "seats": str(settings.seats),
+                "taken": "0",
+                "public": _flag(settings.public),
+                "spectators": _flag(settings.spectators),
+                "spectator_delay": str(settings.spectator_delay),
+                "epoch": "1",
+            },
+            {"server_seed": server_seed},
+        )
+        return table, server_seed_commit(server_seed)
+
+    async def meta(self, table: str) -> dict[str, str]:
+        try:
+            return await self.directory.meta(table)
+        except TableNotFound:
+            raise TableError("table/not_found") from None
+
+    async def list(self, limit: int = 100) -> list[m.TableInfo]:
+        """Public tables waiting for players, oldest first."""
+        out = []
+        for table, meta in await self.directory.open_tables(limit):
+            if int(meta["taken"]) < int(meta["seats"]):
+                out.append(info(table, meta))
+        return out
+
+    async def join(self, table: str, name: str, client_seed: bytes) -> tuple[int, str]:
+        token = new_token()
+        outcome = await self.directory.join(table, name, client_seed, token_hash(token))
+        if isinstance(outcome, str):
+            raise TableError(_REFUSALS[outcome])
+        return outcome, token
+
+    async def authenticate(self, table: str, token: str) -> int:
+        """The seat a token holds at a table (auth/bad_token if none)."""
+        await self.meta(table)
+        seat = seat_of(token, await self.directory.secrets(table))
+        if seat is None:
+            raise TableError("auth/bad_token")
+        return seat
+
+    async def leave(self, table: str, token: str) -> None:
+        seat = await self.authenticate(table, token)
+        outcome = await self.directory.leave(table, seat, token_hash(token))
+        if outcome != "ok":
+            raise TableError(_REFUSALS[outcome])
+
+    async def mark_started(self, table: str) -> None:
+        outcome = await self.directory.start(table)
+        if outcome != "ok":
+            raise TableError(_REFUSALS[outcome])
+
+    async def seeds(self, table: str) -> Seeds:
+        meta = await self.meta(table)
+        stored = await self.directory.secrets(table)
+        seats = int(meta["seats"])
+        return Seeds(
+            stored["server_seed"],
+            tuple(bytes.fromhex(meta[f"cseed:{i}"]) for i in range(seats)),
+        )
+
+
+def info(table: str, meta: dict[str, str]) -> m.TableInfo:
+    return m.TableInfo(
+        table=table,
+        seats=int(meta["seats"]),
+        taken=int(meta["taken"]),
+        public=meta["public"] == "1",
+        spectators=meta["spectators"] == "1",
+        spectator_delay=int(meta["spectator_delay"]),
+        created=int(meta["created"]),
+    )

@@ -1,0 +1,153 @@
+"""One server process's table service: the lobby, the live tables it runs, and their upkeep.
+
+A runner exists while the node has sessions at its table (or a command for it); it is closed a
+while after its last session leaves.  Any node can serve any table: runners on different nodes
+of one table stay in step through the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from echoridge.logs import get_logger
+from echoridge.rules import State, evolve
+from echoridge.store import Conflict, Storage, StoreError
+from echoridge.tables.errors import TableError
+from echoridge.tables.lobby import Lobby, Settings
+from echoridge.tables.runner import MakeWelcome, Outcome, Sink, TableRunner
+from echoridge.transcript import Recorder
+from echoridge_protocol import messages as m
+
+IDLE_RUNNER_SECONDS = 30.0
+
+log = get_logger("echoridge.tables")
+
+
+class Node:
+    def __init__(self, storage: Storage, metrics: Any = None) -> None:
+        self.storage = storage
+        self.lobby = Lobby(storage)
+        self.metrics = metrics
+        self.runners: dict[str, TableRunner] = {}
+        self._opening: dict[str, asyncio.Future[TableRunner]] = {}
+        self._reapers: dict[str, asyncio.TimerHandle] = {}
+        self.seat_sessions: dict[tuple[str, int], Any] = {}  # (table, seat) -> its session here
+
+    # --- runners --------------------------------------------------------------------------------
+
+    async def runner(self, table: str) -> TableRunner:
+        """The live runner of a table on this node, opened on first use."""
+        runner = self.runners.get(table)
+        if runner is not None and not runner.closed:
+            self._keep(table)
+            return runner
+        pending = self._opening.get(table)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[TableRunner] = asyncio.get_running_loop().create_future()
+        self._opening[table] = future
+        try:
+            runner = TableRunner(self, table)
+            await runner.open()
+            self.runners[table] = runner
+            future.set_result(runner)
+            self._set_tables_gauge()
+            log.info("table opened", table=table, version=runner.version, epoch=runner.epoch)
+            self._keep(table)
+            return runner
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: no "never retrieved" warning
+            raise
+        finally:
+            self._opening.pop(table, None)
+
+    def _keep(self, table: str) -> None:
+        """(Re)arm the reaper that closes an idle runner."""
+        handle = self._reapers.pop(table, None)
+        if handle is not None:
+            handle.cancel()
+        loop = asyncio.get_running_loop()
+        self._reapers[table] = loop.call_later(
+            IDLE_RUNNER_SECONDS, lambda: loop.create_task(self._reap(table))
+        )
+
+    async def _reap(self, table: str) -> None:
+        runner = self.runners.get(table)
+        if runner is None:
+            return
+        if runner.sessions:
+            self._keep(table)
+            return
+        del self.runners[table]
+        self._reapers.pop(table, None)
+        await runner.close()
+        self._set_tables_gauge()
+        log.info("table closed", table=table, version=runner.version)
+
+    def _set_tables_gauge(self) -> None:
+        if self.metrics is not None:
+            self.metrics.tables.set(len(self.runners))
+
+    def observe_append(self, result: object, seconds: float) -> None:
+        if self.metrics is not None and isinstance(result, Conflict):
+            self.metrics.append_conflicts.inc()
+
+    async def close(self) -> None:
+        for handle in self._reapers.values():
+            handle.cancel()
+        self._reapers.clear()
+        for runner in list(self.runners.values()):
+            await runner.close()
+        self.runners.clear()
+        self._set_tables_gauge()
+
+    # --- sessions -------------------------------------------------------------------------------
+
+    async def attach(
+        self, table: str, sink: Sink, key: int, resume: m.Resume | None, welcome: MakeWelcome
+    ) -> TableRunner:
+        runner = await self.runner(table)
+        await runner.attach(sink, key, resume, welcome)
+        return runner
+
+    async def command(
+        self, table: str, seat: int, command_id: str, expected: int, plain: dict[str, Any]
+    ) -> Outcome:
+        runner = await self.runner(table)
+        return await runner.submit(seat, command_id, expected, plain)
+
+    # --- the lobby ------------------------------------------------------------------------------
+
+    async def create(self, settings: Settings) -> tuple[str, bytes]:
+        table, commit = await self.lobby.create(settings)
+        log.info("table created", table=table, seats=settings.seats, public=settings.public)
+        return table, commit
+
+    async def start(self, table: str, token: str) -> int:
+        """Start a full table (any seated player may); returns the version of the start."""
+        await self.lobby.authenticate(table, token)
+        await self.lobby.mark_started(table)
+        runner = await self.runner(table)
+        await runner.ensure_started()
+        log.info("table started", table=table, version=runner.version)
+        return runner.version
+
+    async def transcript(self, table: str) -> dict[str, Any]:
+        """The public transcript of a finished game, rebuilt from its log."""
+        meta = await self.lobby.meta(table)
+        if meta["status"] != "over":
+            raise TableError("table/not_finished")
+        seeds = await self.lobby.seeds(table)
+        recorder = Recorder(table, seeds.server_seed, seeds.client_seeds)
+        state = State()
+        try:
+            entries = await self.storage.log.load(table)
+        except StoreError as exc:
+            raise TableError("table/damaged") from exc
+        for entry in entries:
+            for e in entry.events:
+                state = evolve(state, e)
+            recorder.record(entry.seat, entry.command, entry.events, state)
+        return recorder.transcript(state)

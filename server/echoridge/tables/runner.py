@@ -1,0 +1,365 @@
+"""A live table on one node: its state, its viewers, and the command path.
+
+Every node that has viewers of a table runs a runner for it.  The runner folds the table's log
+into a state and follows the log, so an entry appended by any node reaches every viewer.  A
+command decided here is appended in one round trip and applied at once; the follower's copy of
+the same entry is then skipped.  After each new version the runner projects one view per distinct
+viewer (each seat, the spectators), diffs it against that viewer's previous view, encodes the
+delta once per subprotocol and hands the same frame to every connection of that viewer: fan-out
+never awaits a connection (a ``Sink`` only queues).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from echoridge.rules import SPECTATOR, RuleViolation, Seat, State, Status, decide, evolve, view
+from echoridge.rules.commands import ApplyDefault, Command, StartGame
+from echoridge.rules.events import Event
+from echoridge.rules.rng import Rng
+from echoridge.rules.serial import load
+from echoridge.store import (
+    Appended,
+    Conflict,
+    Duplicate,
+    Entry,
+    Head,
+    NewEntry,
+    StoreError,
+    TableDamaged,
+    genesis,
+)
+from echoridge.tables.errors import TableError
+from echoridge_protocol import codec, diff
+from echoridge_protocol import messages as m
+from echoridge_protocol.fairness import game_seed
+
+HISTORY = 160  # states kept for resuming sessions (≥ the largest spectator delay + margin)
+SPECTATORS = -1  # the viewer key of the spectators (seats are 0..3)
+
+Frame = bytes | str
+MakeWelcome = Callable[[int, int, dict[str, Any] | None, bool], m.Welcome]
+
+
+class Sink(Protocol):
+    """A connection as the runner sees it: it only ever queues, never blocks."""
+
+    subprotocol: str
+
+    def deliver(self, frame: Frame) -> None: ...
+
+    def close(self, code: int, reason: str) -> None: ...
+
+
+@dataclass
+class Group:
+    """Every connection of one viewer (one seat, or the spectators), at one version."""
+
+    version: int
+    view: dict[str, Any]
+    sinks: set[Sink] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of a command: accepted, rejected, duplicate or stale."""
+
+    outcome: str
+    version: int | None = None
+    code: str | None = None
+    message: str | None = None
+
+
+def viewer_view(state: State, key: int) -> dict[str, Any]:
+    if state.status is Status.NEW or key == SPECTATORS:
+        return view(state, SPECTATOR)
+    return view(state, Seat(key))
+
+
+class TableRunner:
+    def __init__(self, node: Any, table: str) -> None:
+        self.node = node
+        self.table = table
+        self.log = node.storage.log
+        self.lobby = node.lobby
+        self.state = State()
+        self.head = genesis(table)
+        self.epoch = 1
+        self.meta: dict[str, str] = {}
+        self.rng: Rng | None = None
+        self.history: deque[tuple[int, State]] = deque(maxlen=HISTORY)
+        self.groups: dict[int, Group] = {}
+        self.lock = asyncio.Lock()
+        self._follow_task: asyncio.Task[None] | None = None
+        self.closed = False
+
+    # --- lifecycle ----------------------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        return self.head.version
+
+    async def open(self) -> None:
+        self.meta = await self.lobby.meta(self.table)
+        if self.meta["status"] == "damaged":
+            raise TableError("table/damaged")
+        self.epoch = int(self.meta.get("epoch", "1"))
+        await self._rebuild()
+        if self.meta["status"] in ("playing", "over"):
+            await self.ensure_started()
+        self._follow_task = asyncio.create_task(self._follow(), name=f"follow {self.table}")
+
+    async def close(self) -> None:
+        self.closed = True
+        if self._follow_task is not None:
+            self._follow_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._follow_task
+
+    async def _rebuild(self) -> None:
+        """Fold the whole log (verifying its chain), keeping the last states for resumes."""
+        state = State()
+        self.history.clear()
+        self.history.append((0, state))
+        head = genesis(self.table)
+        for entry in await self.log.load(self.table):
+            for e in entry.events:
+                state = evolve(state, e)
+            head = entry.head
+            self.history.append((head.version, state))
+        self.state, self.head = state, head
+
+    async def ensure_started(self) -> None:
+        """Status playing: make sure the start is in the log (a node may have died between
+        marking the table started and appending the start).  Idempotent."""
+        self.meta["status"] = "playing" if self.meta["status"] == "open" else self.meta["status"]
+        seeds = await self.lobby.seeds(self.table)
+        self.rng = Rng(
+            game_seed(seeds.server_seed, self.table, list(seeds.client_seeds)), self.table
+        )
+        if self.version > 0:
+            return
+        command = StartGame(int(self.meta["seats"]))
+        events = decide(self.state, command, self.rng)
+        async with self.lock:
+            await self._append(None, "start", command, events)
+
+    # --- following the log ----------------------------------------------------------------------
+
+    async def _follow(self) -> None:
+        while not self.closed:
+            try:
+                async for entry in self.node.storage.follower.follow(self.table, self.head):
+                    async with self.lock:
+                        await self._apply(entry)
+            except TableDamaged:
+                await self._recover()
+            except StoreError:
+                await asyncio.sleep(0.5)
+
+    async def _apply(self, entry: Entry) -> None:
+        """Apply an entry if it is the next one; catch up if entries are missing."""
+        if entry.version <= self.version:
+            return
+        if entry.version > self.version + 1:
+            for missing in await self.log.load(self.table, self.head):
+                await self._apply(missing)
+            return
+        self._advance(entry.events, entry.head)
+
+    def _advance(self, events: tuple[Event, ...] | list[Event], head: Head) -> None:
+        state = self.state
+        for e in events:
+            state = evolve(state, e)
+        self.state, self.head = state, head
+        self.history.append((head.version, state))
+        self._fan_out()
+        if state.status is Status.OVER and self.meta.get("status") != "over":
+            self.meta["status"] = "over"
+            asyncio.get_running_loop().create_task(self._mark_over())
+
+    async def _mark_over(self) -> None:
+        with contextlib.suppress(StoreError):
+            await self.node.storage.directory.update(self.table, {"status": "over"})
+
+    async def _recover(self) -> None:
+        """The log no longer chains from what this node saw.  If it is still whole from the
+        start (it was rolled back), take it as the truth under a new epoch; if an entry was
+        edited, the table is damaged for good.  Either way every session is closed."""
+        async with self.lock:
+            try:
+                await self._rebuild()
+            except TableDamaged:
+                with contextlib.suppress(StoreError):
+                    await self.node.storage.directory.update(self.table, {"status": "damaged"})
+                self._close_all(4004, "table/damaged")
+                self.closed = True
+                return
+            self.epoch = await self.node.storage.directory.bump_epoch(self.table)
+            self._close_all(4011, "resync: the table's history changed")
+
+    def _close_all(self, code: int, reason: str) -> None:
+        for group in self.groups.values():
+            for sink in group.sinks:
+                sink.close(code, reason)
+        self.groups.clear()
+
+    # --- viewers ------------------------------------------------------------------------------
+
+    def _state_at(self, version: int) -> State | None:
+        for v, state in reversed(self.history):
+            if v == version:
+                return state
+        return None
+
+    def _spectator_version(self) -> int:
+        if self.state.status is Status.OVER:
+            return self.version
+        return max(0, self.version - int(self.meta.get("spectator_delay", "0")))
+
+    def _target(self, key: int) -> int:
+        return self._spectator_version() if key == SPECTATORS else self.version
+
+    def _fan_out(self) -> None:
+        for key, group in self.groups.items():
+            target = self._target(key)
+            while group.version < target:
+                state = self._state_at(group.version + 1)
+                if state is None:  # fell out of the history: let the sessions resync
+                    for sink in group.sinks:
+                        sink.close(4011, "resync")
+                    group.sinks.clear()
+                    break
+                self._step(key, group, group.version + 1, state)
+
+    def _step(self, key: int, group: Group, version: int, state: State) -> None:
+        new = viewer_view(state, key)
+        delta = m.Delta(
+            table=self.table, epoch=self.epoch, version=version, ops=diff(group.view, new)
+        )
+        frames: dict[str, Frame] = {}
+        for sink in list(group.sinks):
+            frame = frames.get(sink.subprotocol)
+            if frame is None:
+                frame = frames[sink.subprotocol] = codec.encode(delta, sink.subprotocol)
+            sink.deliver(frame)
+        group.view, group.version = new, version
+
+    async def attach(
+        self, sink: Sink, key: int, resume: m.Resume | None, welcome: MakeWelcome
+    ) -> None:
+        """Add a session: queue its welcome and, when resuming, exactly the missing deltas."""
+        async with self.lock:
+            if self.closed:
+                raise TableError("table/damaged")
+            group = self.groups.get(key)
+            if group is None:
+                target = self._target(key)
+                state = self._state_at(target)
+                assert state is not None
+                group = self.groups[key] = Group(target, viewer_view(state, key))
+            backlog: list[m.Delta] = []
+            resumed = (
+                resume is not None
+                and resume.epoch == self.epoch
+                and resume.version <= group.version
+                and self._state_at(resume.version) is not None
+            )
+            if resume is not None and resumed:
+                before = viewer_view(self._state_at(resume.version), key)  # type: ignore[arg-type]
+                for v in range(resume.version + 1, group.version + 1):
+                    after = viewer_view(self._state_at(v), key)  # type: ignore[arg-type]
+                    backlog.append(m.Delta(self.table, self.epoch, v, diff(before, after)))
+                    before = after
+                sink.deliver(
+                    codec.encode(welcome(self.epoch, resume.version, None, True), sink.subprotocol)
+                )
+            else:
+                sink.deliver(
+                    codec.encode(
+                        welcome(self.epoch, group.version, group.view, False), sink.subprotocol
+                    )
+                )
+            for delta in backlog:
+                sink.deliver(codec.encode(delta, sink.subprotocol))
+            group.sinks.add(sink)
+
+    def detach(self, sink: Sink) -> None:
+        for group in self.groups.values():
+            group.sinks.discard(sink)
+
+    @property
+    def sessions(self) -> int:
+        return sum(len(g.sinks) for g in self.groups.values())
+
+    # --- commands -------------------------------------------------------------------------------
+
+    async def submit(
+        self, seat: int, command_id: str, expected: int, plain: dict[str, Any]
+    ) -> Outcome:
+        """A seat's command: decide, append (one round trip), apply, fan out."""
+        try:
+            command = load(plain)
+        except (KeyError, TypeError, ValueError) as exc:
+            return Outcome("rejected", code="protocol/bad_field", message=f"command: {exc}")
+        if isinstance(command, StartGame | ApplyDefault) or getattr(command, "seat", None) != seat:
+            return Outcome("rejected", code="command/wrong_seat")
+        key = f"{seat}:{command_id}"
+        async with self.lock:
+            if expected != self.version:
+                original = await self.log.command_version(self.table, key)
+                if original is not None:
+                    return Outcome("duplicate", original)
+                return Outcome("stale", self.version, "command/stale_version")
+            if self.rng is None:
+                return Outcome("rejected", code="rules/game_not_started")
+            try:
+                events = decide(self.state, command, self.rng)
+            except RuleViolation as exc:
+                return Outcome("rejected", self.version, exc.code, exc.detail)
+            return await self._append(seat, key, command, events)
+
+    async def default(self, seat: int) -> Outcome:
+        """The server's timeout answer for a seat (rules.md §4.5.6)."""
+        async with self.lock:
+            if self.rng is None:
+                return Outcome("rejected", code="rules/game_not_started")
+            command = ApplyDefault(seat)
+            try:
+                events = decide(self.state, command, self.rng)
+            except RuleViolation as exc:
+                return Outcome("rejected", self.version, exc.code, exc.detail)
+            return await self._append(None, f"default:{self.version}:{seat}", command, events)
+
+    async def _append(
+        self, seat: int | None, key: str, command: Command, events: list[Event]
+    ) -> Outcome:
+        """Append under the lock; on a conflict catch up (the caller's decision is stale)."""
+        started = time.perf_counter()
+        result = await self.log.append(
+            self.table, self.head, key, NewEntry(seat, command, tuple(events))
+        )
+        self.node.observe_append(result, time.perf_counter() - started)
+        if isinstance(result, Appended):
+            self._advance(events, result.head)
+            return Outcome("accepted", result.head.version)
+        if isinstance(result, Duplicate):
+            return Outcome("duplicate", result.entry.version)
+        assert isinstance(result, Conflict)
+        for entry in await self.log.load(self.table, self.head):
+            await self._apply(entry)
+        if key == "start":
+            return Outcome("accepted", self.version)
+        return Outcome("stale", self.version, "command/stale_version")
+
+
+def command_name(plain: dict[str, Any]) -> str:
+    """The type of a command, for logs (never its other fields)."""
+    value = plain.get("type") if isinstance(plain, dict) else None
+    return value if isinstance(value, str) and len(value) <= 32 else "?"
