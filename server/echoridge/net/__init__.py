@@ -1,0 +1,1 @@
+"""The websocket game server: connections, sessions, fan-out, metrics."""
