@@ -24,7 +24,7 @@ from echoridge.tables import SPECTATORS, Node, Outcome, Settings, TableError
 from echoridge.tables.runner import TableRunner, command_name
 from echoridge_protocol import codec
 from echoridge_protocol import messages as m
-from echoridge_protocol.errors import DecodeError
+from echoridge_protocol.errors import DecodeError, ProtocolError
 
 log = get_logger("echoridge.net")
 
@@ -98,17 +98,19 @@ class Session:
         if self.outbox.qsize() >= self.limits.outbox:
             if self.metrics is not None:
                 self.metrics.outbox_overflows.inc()
-            self.close(4011, "resync: too far behind")
+            self.close(4011, "resync: too far behind", drop=True)
             return
         self.outbox.put_nowait(frame)
 
-    def close(self, code: int, reason: str) -> None:
-        """Close after a ``bye``; frames not yet sent are dropped."""
+    def close(self, code: int, reason: str, *, drop: bool = False) -> None:
+        """Close after the frames already queued (or, with ``drop``, instead of them: a session
+        that fell behind resumes anyway) and a ``bye``."""
         if self.closing:
             return
         self.closing = True
-        while not self.outbox.empty():
-            self.outbox.get_nowait()
+        if drop:
+            while not self.outbox.empty():
+                self.outbox.get_nowait()
         self.outbox.put_nowait((code, reason))
 
     # --- the connection -----------------------------------------------------------------------
@@ -131,6 +133,9 @@ class Session:
                 await self._read()
         except ConnectionClosed:
             pass
+        except Exception:
+            log.exception("session failed", peer=self.peer, table=self.table, seat=self.seat)
+            self.close(1011, "internal error")
         finally:
             if self.runner is not None:
                 self.runner.detach(self)
@@ -207,8 +212,9 @@ class Session:
                 self._send(self._welcome(None, None, None, False))
             else:
                 await self._open_table_session(hello, kind)
-        except DecodeError as exc:
-            self._refuse_handshake(exc.code, exc.message, 4000)
+        except ProtocolError as exc:
+            close = 4001 if exc.code.startswith("auth/") else 4000
+            self._refuse_handshake(exc.code, exc.message, close)
         except TableError as exc:
             close = 4001 if exc.code.startswith("auth/") else 4004
             self._refuse_handshake(exc.code, exc.message, close)
@@ -287,7 +293,7 @@ class Session:
             if self.metrics is not None:
                 self.metrics.frames_in.inc()
             if self.closing:
-                return
+                continue  # keep reading (and dropping) so the close handshake can complete
             try:
                 message = codec.decode_client(frame, self.subprotocol)
             except DecodeError as exc:

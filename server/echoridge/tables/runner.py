@@ -54,7 +54,7 @@ class Sink(Protocol):
 
     def deliver(self, frame: Frame) -> None: ...
 
-    def close(self, code: int, reason: str) -> None: ...
+    def close(self, code: int, reason: str, *, drop: bool = False) -> None: ...
 
 
 @dataclass
@@ -207,7 +207,7 @@ class TableRunner:
     def _close_all(self, code: int, reason: str) -> None:
         for group in self.groups.values():
             for sink in group.sinks:
-                sink.close(code, reason)
+                sink.close(code, reason, drop=True)
         self.groups.clear()
 
     # --- viewers ------------------------------------------------------------------------------
@@ -233,7 +233,7 @@ class TableRunner:
                 state = self._state_at(group.version + 1)
                 if state is None:  # fell out of the history: let the sessions resync
                     for sink in group.sinks:
-                        sink.close(4011, "resync")
+                        sink.close(4011, "resync", drop=True)
                     group.sinks.clear()
                     break
                 self._step(key, group, group.version + 1, state)

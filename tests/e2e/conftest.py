@@ -1,0 +1,101 @@
+"""Real ``echo-ridge serve`` processes on 127.0.0.1, sharing the session's redis-server."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from echoridge.store.embedded import free_port
+from tests.conftest import RedisServer
+
+READY = "echo-ridge: serving on"
+
+
+@dataclass
+class ServerProcess:
+    url: str
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def kill(self) -> None:
+        """kill -9."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(10)
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+def start_server(redis_url: str, log: Path, *extra: str) -> ServerProcess:
+    port = free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("REDIS_URL", None)
+    with open(log, "wb") as err:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "echoridge.cli",
+                "serve",
+                "--port",
+                str(port),
+                "--redis-url",
+                redis_url,
+                "--commands-per-second",
+                "1000",
+                *extra,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env=env,
+        )
+    deadline = time.monotonic() + 30
+    while READY not in log.read_text(errors="replace"):
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited: {log.read_text(errors='replace')[-2000:]}")
+        if time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError("server did not start")
+        time.sleep(0.05)
+    return ServerProcess(f"ws://127.0.0.1:{port}/ws", port, process, log)
+
+
+@pytest.fixture
+def servers(redis_server: RedisServer, tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
+    """Start game servers on the shared Redis; all stopped after the test."""
+    started: list[ServerProcess] = []
+
+    def start(*extra: str) -> ServerProcess:
+        server = start_server(redis_server.url, tmp_path / f"server-{len(started)}.log", *extra)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def server(servers: Callable[..., ServerProcess]) -> ServerProcess:
+    return servers()
