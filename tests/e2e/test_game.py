@@ -156,6 +156,13 @@ async def test_four_seats_and_two_spectators_play_to_the_end(server: ServerProce
         found = leaks(frames_before_the_end(list(watcher.frames), watcher.subprotocol), set(), True)
         assert not found, f"a spectator saw {found[:5]}"
 
+    # the server logged one line per command, and no secret at all
+    log = server.output()
+    assert log.count('"event": "command"') >= final - 1
+    secret_values = [j.token for j in joins] + [reply.transcript["server_seed"]]
+    secret_values += [p["salt"] for p in secrets["proofs"]]
+    assert not [v for v in secret_values if v in log]
+
 
 def test_the_leak_check_catches_what_it_must() -> None:
     delta = m.Delta("t-1", 1, 5, [["set", ["players", 1, "suspects"], ["S03"]]])

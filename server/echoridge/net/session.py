@@ -19,6 +19,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from echoridge.logs import get_logger
+from echoridge.net.outbox import Outbox
 from echoridge.store import StoreError
 from echoridge.tables import SPECTATORS, Node, Outcome, Settings, TableError
 from echoridge.tables.runner import TableRunner, command_name
@@ -79,39 +80,29 @@ class Session:
         self.limits = limits
         self.metrics = metrics
         self.subprotocol = str(ws.subprotocol)
-        self.outbox: asyncio.Queue[bytes | str | tuple[int, str]] = asyncio.Queue()
+        self.outbox = Outbox(limits.outbox, self._overflowed)
         self.kind = "handshake"
         self.table: str | None = None
         self.seat: int | None = None
         self.runner: TableRunner | None = None
         self.bucket = Bucket(limits.commands_per_second)
         self.refusals: deque[float] = deque()
-        self.closing = False
         self.last_heard = time.monotonic()
         self.peer = _peer(ws)
 
     # --- Sink ---------------------------------------------------------------------------------
 
     def deliver(self, frame: bytes | str) -> None:
-        if self.closing:
-            return
-        if self.outbox.qsize() >= self.limits.outbox:
-            if self.metrics is not None:
-                self.metrics.outbox_overflows.inc()
-            self.close(4011, "resync: too far behind", drop=True)
-            return
-        self.outbox.put_nowait(frame)
+        self.outbox.put(frame)
 
     def close(self, code: int, reason: str, *, drop: bool = False) -> None:
-        """Close after the frames already queued (or, with ``drop``, instead of them: a session
-        that fell behind resumes anyway) and a ``bye``."""
-        if self.closing:
-            return
-        self.closing = True
-        if drop:
-            while not self.outbox.empty():
-                self.outbox.get_nowait()
-        self.outbox.put_nowait((code, reason))
+        """Close after the frames already queued (or, with ``drop``, instead of them) and a
+        ``bye``."""
+        self.outbox.close(code, reason, drop=drop)
+
+    @property
+    def closing(self) -> bool:
+        return self.outbox.closing is not None
 
     # --- the connection -----------------------------------------------------------------------
 
@@ -154,6 +145,11 @@ class Session:
                 seconds=round(time.monotonic() - started, 1),
                 code=self.ws.close_code,
             )
+
+    def _overflowed(self) -> None:
+        if self.metrics is not None:
+            self.metrics.outbox_overflows.inc()
+        log.info("outbox overflow", peer=self.peer, table=self.table, seat=self.seat)
 
     async def _write(self) -> None:
         while True:

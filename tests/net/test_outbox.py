@@ -1,0 +1,37 @@
+"""The bounded outbox: queuing never waits, a connection that falls behind is told to resync."""
+
+from __future__ import annotations
+
+from echoridge.net.outbox import RESYNC, Outbox
+
+
+async def test_frames_come_out_in_order_then_the_close() -> None:
+    box = Outbox(limit=10)
+    for i in range(3):
+        box.put(f"f{i}")
+    box.close(1000, "bye")
+    box.put("late")  # ignored once closing
+    assert [await box.get() for _ in range(4)] == ["f0", "f1", "f2", (1000, "bye")]
+    assert len(box) == 0
+
+
+async def test_overflow_drops_the_backlog_and_asks_for_a_resync() -> None:
+    overflows = []
+    box = Outbox(limit=3, on_overflow=lambda: overflows.append(1))
+    for i in range(3):
+        box.put(f"f{i}")
+    box.put("f3")  # the fourth frame while three wait: too far behind
+    assert overflows == [1]
+    assert box.closing == (RESYNC, "resync: too far behind")
+    assert await box.get() == (RESYNC, "resync: too far behind")
+    box.put("f4")
+    assert len(box) == 0 and overflows == [1]
+
+
+async def test_a_drop_close_replaces_the_queue_and_a_second_close_is_ignored() -> None:
+    box = Outbox(limit=10)
+    box.put("a")
+    box.close(4004, "table/damaged", drop=True)
+    box.close(1000, "bye")
+    assert await box.get() == (4004, "table/damaged")
+    assert len(box) == 0
