@@ -17,6 +17,13 @@ def main(argv: list[str] | None = None) -> int:
     srv.add_argument("--host", default="127.0.0.1", help="address to listen on")
     srv.add_argument("--port", type=int, default=8765, help="port (0: any free port)")
     srv.add_argument(
+        "--decision-timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="apply the default answer of a decision owed this long (0: never)",
+    )
+    srv.add_argument(
         "--commands-per-second",
         type=int,
         default=10,
@@ -61,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
                 data_dir=args.data_dir,
                 check_redis=not args.skip_redis_checks,
                 commands_per_second=args.commands_per_second,
+                decision_seconds=args.decision_timeout,
             )
         )
     if args.command == "simulate":

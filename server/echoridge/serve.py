@@ -30,6 +30,7 @@ class Options:
     check_redis: bool = True
     log_json: bool | None = None
     commands_per_second: int = Limits.commands_per_second
+    decision_seconds: float = 120.0
 
 
 async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
@@ -44,7 +45,7 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
     try:
         storage = await Storage.open(redis_url, check=options.check_redis)
         metrics = server_metrics()
-        node = Node(storage, metrics)
+        node = Node(storage, metrics, options.decision_seconds)
         server = GameServer(node, metrics, Limits(commands_per_second=options.commands_per_second))
         try:
             await storage.directory.reindex()

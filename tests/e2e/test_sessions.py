@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import random
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 import pytest
@@ -269,3 +269,28 @@ async def test_sigterm_says_going_away_and_stops_cleanly(server: ServerProcess) 
         assert byes and byes[-1]["code"] == 1001
     assert server.process.wait(15) == 0
     assert "echo-ridge: stopped" in server.output()
+
+
+async def test_owed_decisions_time_out_to_their_defaults(
+    servers: Callable[..., ServerProcess],
+) -> None:
+    """Nobody accuses: after the decision timeout every accusation is the default (none)."""
+    server = servers("--decision-timeout", "0.5")
+    t = await new_table(server.url, seats=2)
+    rng = random.Random(8)
+    async with seated(server.url, t, 0) as a, seated(server.url, t, 1) as b:
+        await a.until_version(1)
+        await b.until_version(1)
+        while True:
+            mover = await whose_turn([a, b])
+            assert mover.mirror is not None
+            if all(c["type"] == "accuse" for c in mover.mirror.legal):
+                break
+            await act(mover, rng)
+        assert a.mirror is not None and a.mirror.status == "accusing"
+        async with asyncio.timeout(20):
+            while a.mirror.status != "over":
+                await a.recv(20)
+        assert a.mirror.view["result"]["accusations"] == [None, None]
+        assert a.mirror.view["result"]["winners"] == []
+    assert '"event": "decision timed out"' in server.output()

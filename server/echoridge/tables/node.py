@@ -25,8 +25,9 @@ log = get_logger("echoridge.tables")
 
 
 class Node:
-    def __init__(self, storage: Storage, metrics: Any = None) -> None:
+    def __init__(self, storage: Storage, metrics: Any = None, decision_seconds: float = 0) -> None:
         self.storage = storage
+        self.decision_seconds = decision_seconds  # 0: decisions never time out
         self.lobby = Lobby(storage)
         self.metrics = metrics
         self.runners: dict[str, TableRunner] = {}
@@ -93,6 +94,15 @@ class Node:
     def observe_append(self, result: object, seconds: float) -> None:
         if self.metrics is not None and isinstance(result, Conflict):
             self.metrics.append_conflicts.inc()
+
+    def log_timeout(self, table: str, seat: int, outcome: Outcome) -> None:
+        log.info(
+            "decision timed out",
+            table=table,
+            seat=seat,
+            outcome=outcome.outcome,
+            version=outcome.version,
+        )
 
     async def close(self) -> None:
         for handle in self._reapers.values():

@@ -97,6 +97,7 @@ class TableRunner:
         self.groups: dict[int, Group] = {}
         self.lock = asyncio.Lock()
         self._follow_task: asyncio.Task[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
         self.closed = False
 
     # --- lifecycle ----------------------------------------------------------------------------
@@ -114,9 +115,12 @@ class TableRunner:
         if self.meta["status"] in ("playing", "over"):
             await self.ensure_started()
         self._follow_task = asyncio.create_task(self._follow(), name=f"follow {self.table}")
+        self._arm_timer()
 
     async def close(self) -> None:
         self.closed = True
+        if self._timer is not None:
+            self._timer.cancel()
         if self._follow_task is not None:
             self._follow_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -180,9 +184,47 @@ class TableRunner:
         self.state, self.head = state, head
         self.history.append((head.version, state))
         self._fan_out()
+        self._arm_timer()
         if state.status is Status.OVER and self.meta.get("status") != "over":
             self.meta["status"] = "over"
             asyncio.get_running_loop().create_task(self._mark_over())
+
+    # --- decision timeouts ------------------------------------------------------------------------
+
+    def _waiting_on(self) -> list[int]:
+        """The seats the game waits on for a decision (or an open W3/W4 window)."""
+        state = self.state
+        if state.pending:
+            if state.status is Status.ACCUSING:
+                return [d.seat for d in state.pending]
+            return [state.pending[0].seat]
+        turn = state.turn
+        if turn is not None and turn.phase.value in ("w3", "w4"):
+            return [turn.seat]
+        return []
+
+    def _arm_timer(self) -> None:
+        """(Re)start the decision clock: when it runs out with no progress, the owed decisions
+        get their default answers (rules.md §4.5.6).  Every node may fire it: the command id
+        makes the second answer a duplicate."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        seconds = getattr(self.node, "decision_seconds", 0)
+        if self.closed or not seconds or not self._waiting_on():
+            return
+        loop = asyncio.get_running_loop()
+        version = self.version
+        self._timer = loop.call_later(seconds, lambda: loop.create_task(self._time_out(version)))
+
+    async def _time_out(self, version: int) -> None:
+        for seat in self._waiting_on():
+            if self.closed or self.version != version:
+                return
+            with contextlib.suppress(StoreError, TableError):
+                outcome = await self.default(seat)
+                self.node.log_timeout(self.table, seat, outcome)
+            version = self.version
 
     async def _mark_over(self) -> None:
         with contextlib.suppress(StoreError):
