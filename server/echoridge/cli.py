@@ -24,6 +24,13 @@ def main(argv: list[str] | None = None) -> int:
         help="apply the default answer of a decision owed this long (0: never)",
     )
     srv.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.3,
+        metavar="SECONDS",
+        help="how long a server-side bot waits before it moves",
+    )
+    srv.add_argument(
         "--commands-per-second",
         type=int,
         default=10,
@@ -69,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
                 check_redis=not args.skip_redis_checks,
                 commands_per_second=args.commands_per_second,
                 decision_seconds=args.decision_timeout,
+                bot_delay=args.bot_delay,
             )
         )
     if args.command == "simulate":

@@ -31,6 +31,7 @@ class Options:
     log_json: bool | None = None
     commands_per_second: int = Limits.commands_per_second
     decision_seconds: float = 120.0
+    bot_delay: float = 0.3
 
 
 async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
@@ -46,6 +47,7 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
         storage = await Storage.open(redis_url, check=options.check_redis)
         metrics = server_metrics()
         node = Node(storage, metrics, options.decision_seconds)
+        node.bot_delay = options.bot_delay
         server = GameServer(node, metrics, Limits(commands_per_second=options.commands_per_second))
         try:
             await storage.directory.reindex()

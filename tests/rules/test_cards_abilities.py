@@ -1381,6 +1381,7 @@ def test_interrogate_picks_from_freshly_shuffled_slots_and_tells_the_owner() -> 
     assert pending_kinds(state) == [("ChooseSlot", 0)]
     decision = you(state, 0)["decision"]
     assert len(decision.pop("commitments")) == 3  # one per slot, checked in test_fairness
+    assert decision.pop("deal") == 0  # the first look of the game: labels look/0/1..3
     assert decision == {"seat": 0, "kind": "slot", "target": 1, "slots": 3}
     assert refused(state, c.PickSlot(0, 4)) == "rules/not_an_option"
     state, events = step(state, c.PickSlot(0, 2), REPRIEVE)

@@ -31,7 +31,19 @@ CONTENT_TYPE: Final = "text/plain; version=0.0.4; charset=utf-8"
 """The ``Content-Type`` of ``Registry.render()``'s output."""
 
 COMMAND_BUCKETS: Final = (
-    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
 )
 """Bucket bounds of ``echoridge_command_seconds``, in seconds (+Inf is implied)."""
 

@@ -30,7 +30,7 @@ from echoridge_protocol.errors import DecodeError, ProtocolError
 log = get_logger("echoridge.net")
 
 SERVER_NAME = "echo-ridge/0.1"
-FEATURES = ("spectators", "resume", "transcripts", "fairness")
+FEATURES = ("lobby", "resume", "spectate", "bots", "transcripts")
 REFUSALS_ALLOWED = 20  # refused frames per minute before the connection is closed
 
 
@@ -349,15 +349,10 @@ class Session:
             case m.Start(id=rid, table=table, token=token):
                 version = await self.node.start(table, token)
                 self._send(m.Result(id=rid, outcome="accepted", version=version))
-            case m.AddBot(id=rid):
-                self._send(
-                    m.Result(
-                        id=rid,
-                        outcome="rejected",
-                        code="server/unavailable",
-                        message="This server has no bots yet.",
-                    )
-                )
+            case m.AddBot(id=rid, table=table, token=token, kind=kind):
+                seat = await self.node.lobby.add_bot(table, token, kind)
+                log.info("bot seated", table=table, seat=seat, kind=kind)
+                self._send(m.Result(id=rid, outcome="accepted"))
             case m.GetTranscript(id=rid, table=table):
                 transcript = await self.node.transcript(table)
                 self._send(m.Transcript(id=rid, table=table, transcript=transcript))

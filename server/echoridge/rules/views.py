@@ -216,6 +216,7 @@ def _you(state: State, seat: int) -> dict[str, Any]:
         mine = _public_decision(decision)
         if isinstance(decision, ChooseSlot):
             mine["slots"] = len(decision.slots)
+            mine["deal"] = decision.deal  # K of the look/K/S labels of these slots
             mine["commitments"] = [c.hex() for c in decision.commitments]
         if isinstance(decision, ChooseDiscard):
             mine["reason"] = decision.reason

@@ -47,10 +47,15 @@ class Directory:
             raise TableExists(table)
         await self._index(table, meta)
 
-    async def join(self, table: str, name: str, client_seed: bytes, token_hash: str) -> str | int:
-        """Take the lowest free seat; the seat, or why not: missing, started, full."""
+    async def join(
+        self, table: str, name: str, client_seed: bytes, token_hash: str, bot: str = ""
+    ) -> str | int:
+        """Take the lowest free seat (for a bot of kind ``bot``); the seat, or why not:
+        missing, started, full."""
         reply = await self.scripts.call(
-            "JOIN", (keys.meta(table), keys.secrets(table)), (name, client_seed.hex(), token_hash)
+            "JOIN",
+            (keys.meta(table), keys.secrets(table)),
+            (name, client_seed.hex(), token_hash, bot),
         )
         outcome = _text(reply[0])
         if outcome != "ok":

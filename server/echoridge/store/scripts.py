@@ -57,7 +57,7 @@ redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 """
 
-# KEYS: meta, secrets; ARGV: name, client seed (hex), token hash
+# KEYS: meta, secrets; ARGV: name, client seed (hex), token hash, bot kind ("" for a person)
 # -> {"ok", seat} | {"missing"} | {"started"} | {"full"}
 JOIN = """
 local m = redis.call('HMGET', KEYS[1], 'status', 'seats', 'taken')
@@ -67,6 +67,7 @@ for i = 0, tonumber(m[2]) - 1 do
   if redis.call('HEXISTS', KEYS[1], 'name:' .. i) == 0 then
     redis.call('HSET', KEYS[1], 'name:' .. i, ARGV[1], 'cseed:' .. i, ARGV[2],
                'taken', tonumber(m[3]) + 1)
+    if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'bot:' .. i, ARGV[4]) end
     redis.call('HSET', KEYS[2], 'token:' .. i, ARGV[3])
     return {'ok', i}
   end
@@ -81,7 +82,7 @@ local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'missing'} end
 if status ~= 'open' then return {'started'} end
 if redis.call('HGET', KEYS[2], 'token:' .. ARGV[1]) ~= ARGV[2] then return {'bad_token'} end
-redis.call('HDEL', KEYS[1], 'name:' .. ARGV[1], 'cseed:' .. ARGV[1])
+redis.call('HDEL', KEYS[1], 'name:' .. ARGV[1], 'cseed:' .. ARGV[1], 'bot:' .. ARGV[1])
 redis.call('HDEL', KEYS[2], 'token:' .. ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'taken', -1)
 return {'ok'}

@@ -93,12 +93,21 @@ class Lobby:
                 out.append(info(table, meta))
         return out
 
-    async def join(self, table: str, name: str, client_seed: bytes) -> tuple[int, str]:
+    async def join(
+        self, table: str, name: str, client_seed: bytes, bot: str = ""
+    ) -> tuple[int, str]:
         token = new_token()
-        outcome = await self.directory.join(table, name, client_seed, token_hash(token))
+        outcome = await self.directory.join(table, name, client_seed, token_hash(token), bot)
         if isinstance(outcome, str):
             raise TableError(_REFUSALS[outcome])
         return outcome, token
+
+    async def add_bot(self, table: str, token: str, kind: str) -> int:
+        """Seat a server-side bot (only a seated player may); the bot's seat.  Its token is not
+        kept: the server plays the seat itself (tables/runner.py)."""
+        await self.authenticate(table, token)
+        seat, _ = await self.join(table, f"{kind} bot", os.urandom(32), bot=kind)
+        return seat
 
     async def authenticate(self, table: str, token: str) -> int:
         """The seat a token holds at a table (auth/bad_token if none)."""

@@ -28,6 +28,7 @@ class Node:
     def __init__(self, storage: Storage, metrics: Any = None, decision_seconds: float = 0) -> None:
         self.storage = storage
         self.decision_seconds = decision_seconds  # 0: decisions never time out
+        self.bot_delay = 0.0  # seconds a server-side bot waits before it moves
         self.lobby = Lobby(storage)
         self.metrics = metrics
         self.runners: dict[str, TableRunner] = {}

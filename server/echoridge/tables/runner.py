@@ -92,6 +92,7 @@ class TableRunner:
         self.head = genesis(table)
         self.epoch = 1
         self.meta: dict[str, str] = {}
+        self.bots: dict[int, str] = {}  # seat -> kind, for seats the server plays
         self.rng: Rng | None = None
         self.history: deque[tuple[int, State]] = deque(maxlen=HISTORY)
         self.groups: dict[int, Group] = {}
@@ -111,6 +112,7 @@ class TableRunner:
         if self.meta["status"] == "damaged":
             raise TableError("table/damaged")
         self.epoch = int(self.meta.get("epoch", "1"))
+        self.bots = self._bots()
         await self._rebuild()
         if self.meta["status"] in ("playing", "over"):
             await self.ensure_started()
@@ -139,15 +141,25 @@ class TableRunner:
             self.history.append((head.version, state))
         self.state, self.head = state, head
 
+    def _bots(self) -> dict[int, str]:
+        """The seats the server plays itself (metadata ``bot:N`` = kind)."""
+        return {
+            int(key[len("bot:") :]): kind
+            for key, kind in self.meta.items()
+            if key.startswith("bot:") and kind in ("random", "greedy")
+        }
+
     async def ensure_started(self) -> None:
         """Status playing: make sure the start is in the log (a node may have died between
         marking the table started and appending the start).  Idempotent."""
-        self.meta["status"] = "playing" if self.meta["status"] == "open" else self.meta["status"]
+        self.meta = await self.lobby.meta(self.table)
+        self.bots = self._bots()
         seeds = await self.lobby.seeds(self.table)
         self.rng = Rng(
             game_seed(seeds.server_seed, self.table, list(seeds.client_seeds)), self.table
         )
         if self.version > 0:
+            self._wake_bots()
             return
         command = StartGame(int(self.meta["seats"]))
         events = decide(self.state, command, self.rng)
@@ -185,9 +197,47 @@ class TableRunner:
         self.history.append((head.version, state))
         self._fan_out()
         self._arm_timer()
+        self._wake_bots()
         if state.status is Status.OVER and self.meta.get("status") != "over":
             self.meta["status"] = "over"
             asyncio.get_running_loop().create_task(self._mark_over())
+
+    # --- server-side bots -----------------------------------------------------------------------
+
+    def _wake_bots(self) -> None:
+        """Let the bots the game waits on move.  Each move is decided from the state with a seed
+        of (table, seat, version), so every node that runs this table decides the same command,
+        and its command id makes a second append a duplicate."""
+        bots = self.bots
+        if not bots or self.closed or self.state.status not in (Status.PLAYING, Status.ACCUSING):
+            return
+        waiting = self._waiting_on() or ([self.state.turn.seat] if self.state.turn else [])
+        for seat in waiting:
+            if seat in bots:
+                self._schedule_bot(seat, self.version)
+
+    def _schedule_bot(self, seat: int, version: int) -> None:
+        loop = asyncio.get_running_loop()
+        loop.call_later(
+            self.node.bot_delay, lambda: loop.create_task(self._bot_move(seat, version))
+        )
+
+    async def _bot_move(self, seat: int, version: int) -> None:
+        async with self.lock:
+            if self.closed or self.version != version or self.rng is None:
+                return
+            legal = viewer_view(self.state, seat).get("you", {}).get("legal") or []
+            if not legal:
+                return
+            policy = bot_policy(self.bots[seat], f"{self.table}/{seat}/{version}")
+            choice = policy.choose(viewer_view(self.state, seat), legal)
+            try:
+                command = load(choice)
+                events = decide(self.state, command, self.rng)
+            except RuleViolation:
+                return
+            with contextlib.suppress(StoreError):
+                await self._append(seat, f"bot:{version}:{seat}", command, events)
 
     # --- decision timeouts ------------------------------------------------------------------------
 
@@ -399,6 +449,12 @@ class TableRunner:
         if key == "start":
             return Outcome("accepted", self.version)
         return Outcome("stale", self.version, "command/stale_version")
+
+
+def bot_policy(kind: str, seed: str) -> Any:
+    from echoridge_client.policies import GreedyPolicy, RandomPolicy
+
+    return GreedyPolicy(seed.encode()) if kind == "greedy" else RandomPolicy(seed.encode())
 
 
 def command_name(plain: dict[str, Any]) -> str:

@@ -1,0 +1,1 @@
+"""Echo Ridge Python client SDK: connections, views, bots and policies."""

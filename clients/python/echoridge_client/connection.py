@@ -1,0 +1,145 @@
+"""One websocket connection to an Echo Ridge server, speaking protocol v1 (protocol/SPEC.md).
+
+A reader task decodes every frame; replies are matched to requests by ``id``; everything else
+(welcome, deltas, errors without an id, bye) goes to ``on_message``.  Connections are cheap:
+sessions (seat.py) open a new one to reconnect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+from collections.abc import Awaitable, Callable
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
+
+from echoridge_client.errors import ClientError, Refused
+from echoridge_protocol import codec
+from echoridge_protocol import messages as m
+
+TIMEOUT = 10.0
+CLIENT_NAME = "echoridge-client/0.1"
+
+OnMessage = Callable[[m.ServerMessage], Awaitable[None] | None]
+
+
+class Connection:
+    def __init__(
+        self, ws: ClientConnection, subprotocol: str, on_message: OnMessage | None
+    ) -> None:
+        self.ws = ws
+        self.subprotocol = subprotocol
+        self.on_message = on_message
+        self._waiting: dict[str, asyncio.Future[m.ServerMessage]] = {}
+        self._ids = itertools.count(1)
+        self._prefix = os.urandom(4).hex()
+        self._reader = asyncio.create_task(self._read(), name="echoridge reader")
+        self.closed = asyncio.Event()
+        self.close_code: int | None = None
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        subprotocol: str = m.SUBPROTOCOL_MSGPACK,
+        on_message: OnMessage | None = None,
+        timeout: float = TIMEOUT,
+    ) -> Connection:
+        try:
+            ws = await connect(
+                url,
+                subprotocols=[Subprotocol(subprotocol)],
+                open_timeout=timeout,
+                max_size=codec.SERVER_LIMITS.frame_bytes,
+                close_timeout=2,
+            )
+        except (OSError, TimeoutError) as exc:
+            raise ClientError(f"cannot connect to {url}: {exc}") from exc
+        except Exception as exc:  # websockets' handshake errors
+            raise ClientError(f"cannot connect to {url}: {exc}") from exc
+        return cls(ws, subprotocol, on_message)
+
+    def next_id(self, prefix: str = "r") -> str:
+        """A request or command id unique to this process and connection."""
+        return f"{prefix}-{self._prefix}-{next(self._ids)}"
+
+    async def send(self, message: m.ClientMessage) -> None:
+        try:
+            await self.ws.send(codec.encode(message, self.subprotocol))
+        except ConnectionClosed as exc:
+            raise ClientError("the connection is closed") from exc
+
+    async def request(self, message: m.ClientMessage, timeout: float = TIMEOUT) -> m.ServerMessage:
+        """Send a request and return its reply (``Refused`` for an ``error``)."""
+        rid = getattr(message, "id", None)
+        if not isinstance(rid, str):
+            raise TypeError(f"{message.TYPE} has no request id")
+        future: asyncio.Future[m.ServerMessage] = asyncio.get_running_loop().create_future()
+        self._waiting[rid] = future
+        try:
+            await self.send(message)
+            async with asyncio.timeout(timeout):
+                reply = await future
+        finally:
+            self._waiting.pop(rid, None)
+        if isinstance(reply, m.ErrorMessage):
+            raise Refused(reply.code, reply.message)
+        return reply
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.ws:
+                message = codec.decode_server(frame, self.subprotocol)
+                rid = getattr(message, "id", None)
+                future = self._waiting.get(rid) if isinstance(rid, str) else None
+                if future is not None and not future.done():
+                    future.set_result(message)
+                    continue
+                if self.on_message is not None:
+                    outcome = self.on_message(message)
+                    if outcome is not None:
+                        await outcome
+        except ConnectionClosed:
+            pass
+        finally:
+            self.close_code = self.ws.close_code
+            for future in self._waiting.values():
+                if not future.done():
+                    future.set_exception(ClientError("the connection closed"))
+            self.closed.set()
+
+    async def close(self) -> None:
+        with contextlib.suppress(ConnectionClosed, Exception):
+            await self.send(m.ClientBye())
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.ws.close(), 3)
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await asyncio.wait_for(self._reader, 3)
+
+
+def welcome_of(message: m.ServerMessage) -> m.Welcome:
+    if isinstance(message, m.Welcome):
+        return message
+    if isinstance(message, m.ErrorMessage):
+        raise Refused(message.code, message.message)
+    raise ClientError(f"expected welcome, got {message.TYPE}")
+
+
+def hello(
+    table: str | None = None,
+    token: str | None = None,
+    spectate: bool | None = None,
+    resume: m.Resume | None = None,
+) -> m.Hello:
+    return m.Hello(
+        protocol=m.PROTOCOL,
+        client=CLIENT_NAME,
+        table=table,
+        token=token,
+        spectate=spectate,
+        resume=resume,
+    )

@@ -1,0 +1,91 @@
+"""The lobby: list, create, join, leave and start tables, add bots, fetch transcripts."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from echoridge_client.connection import Connection, hello, welcome_of
+from echoridge_client.errors import ClientError
+from echoridge_protocol import messages as m
+
+
+class Lobby:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    @classmethod
+    async def connect(cls, url: str, subprotocol: str = m.SUBPROTOCOL_MSGPACK) -> Lobby:
+        first: list[m.ServerMessage] = []
+        welcomed = asyncio.Event()
+
+        def on_message(message: m.ServerMessage) -> None:
+            if not first:
+                first.append(message)
+                welcomed.set()
+
+        connection = await Connection.open(url, subprotocol, on_message)
+        await connection.send(hello())
+        try:
+            async with asyncio.timeout(10):
+                await welcomed.wait()
+            welcome_of(first[0])
+        except BaseException:
+            await connection.close()
+            raise
+        return cls(connection)
+
+    async def _reply(
+        self, message: m.ClientMessage, kind: type[m.ServerMessage]
+    ) -> m.ServerMessage:
+        reply = await self.connection.request(message)
+        if not isinstance(reply, kind):
+            raise ClientError(f"expected {kind.TYPE}, got {reply.TYPE}")
+        return reply
+
+    def _id(self) -> str:
+        return self.connection.next_id()
+
+    async def tables(self) -> tuple[m.TableInfo, ...]:
+        reply = await self._reply(m.ListTables(id=self._id()), m.Tables)
+        assert isinstance(reply, m.Tables)
+        return reply.tables
+
+    async def create(
+        self, seats: int, *, public: bool = True, spectators: bool = True, spectator_delay: int = 0
+    ) -> m.Created:
+        request = m.CreateTable(self._id(), seats, public, spectators, spectator_delay)
+        reply = await self._reply(request, m.Created)
+        assert isinstance(reply, m.Created)
+        return reply
+
+    async def join(self, table: str, name: str, client_seed: bytes | None = None) -> m.Joined:
+        """Take a seat; keep ``client_seed`` to check the game afterwards."""
+        seed = os.urandom(32) if client_seed is None else client_seed
+        reply = await self._reply(m.Join(self._id(), table, name, seed), m.Joined)
+        assert isinstance(reply, m.Joined)
+        return reply
+
+    async def _result(self, message: m.ClientMessage) -> m.Result:
+        reply = await self._reply(message, m.Result)
+        assert isinstance(reply, m.Result)
+        return reply
+
+    async def leave(self, table: str, token: str) -> m.Result:
+        return await self._result(m.Leave(self._id(), table, token))
+
+    async def start(self, table: str, token: str) -> m.Result:
+        return await self._result(m.Start(self._id(), table, token))
+
+    async def add_bot(self, table: str, token: str, kind: str = "random") -> m.Result:
+        if kind not in ("random", "greedy"):
+            raise ValueError("a bot is random or greedy")
+        return await self._result(m.AddBot(self._id(), table, token, kind))  # type: ignore[arg-type]
+
+    async def transcript(self, table: str) -> dict[str, object]:
+        reply = await self._reply(m.GetTranscript(self._id(), table), m.Transcript)
+        assert isinstance(reply, m.Transcript)
+        return dict(reply.transcript)
+
+    async def close(self) -> None:
+        await self.connection.close()

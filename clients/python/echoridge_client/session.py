@@ -1,0 +1,319 @@
+"""Live sessions at a table: a seat (plays) or a spectator (watches).
+
+A session keeps a mirror of its view current by applying the server's deltas, checks every
+reveal against its commitment as it arrives (``RevealError`` otherwise), and reconnects on its
+own when the connection drops: it resumes from the version it holds (exactly the missing deltas)
+or takes a fresh view.  ``Seat.act`` gives each command a unique id; a command whose result was
+lost with the connection is sent again with the same id after the reconnect, so it is applied
+once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from echoridge_client.connection import TIMEOUT, Connection, hello, welcome_of
+from echoridge_client.errors import ClientError, Refused, RevealError
+from echoridge_client.reveals import Verifier
+from echoridge_protocol import messages as m
+from echoridge_protocol.delta import DeltaError, apply
+
+RECONNECT_DELAYS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
+FINAL_CLOSES = {1000, 1008, 1009, 4000, 4001, 4004, 4009}  # do not reconnect after these
+
+
+class TableSession:
+    """What a seat and a spectator share: the mirror, the reader, reconnecting."""
+
+    def __init__(
+        self,
+        urls: str | Sequence[str],
+        table: str,
+        *,
+        token: str | None = None,
+        subprotocol: str = m.SUBPROTOCOL_MSGPACK,
+        verify: bool = True,
+    ) -> None:
+        self.urls = [urls] if isinstance(urls, str) else list(urls)
+        self.table = table
+        self.token = token
+        self.subprotocol = subprotocol
+        self.verifier = Verifier() if verify else None
+        self.view: dict[str, Any] = {}
+        self.version = -1
+        self.epoch = -1
+        self.connection: Connection | None = None
+        self.changed = asyncio.Condition()
+        self.deliveries = 0  # deltas applied
+        self.reconnects = 0
+        self.error: BaseException | None = None
+        self._closing = False
+        self._url_index = 0
+        self._watch: asyncio.Task[None] | None = None
+        self._welcomed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.on_update: Callable[[TableSession], None] | None = None
+
+    # --- opening, reconnecting, closing -----------------------------------------------------
+
+    async def start(self) -> None:
+        await self._connect(resume=False)
+        self._watch = asyncio.create_task(self._keep_connected(), name="echoridge session")
+
+    async def _connect(self, resume: bool) -> None:
+        url = self.urls[self._url_index % len(self.urls)]
+        self._welcomed = asyncio.get_running_loop().create_future()
+        connection = await Connection.open(url, self.subprotocol, self._on_message)
+        spectate = None if self.token else True
+        point = m.Resume(self.epoch, self.version) if resume and self.version >= 0 else None
+        try:
+            await connection.send(
+                hello(table=self.table, token=self.token, spectate=spectate, resume=point)
+            )
+            async with asyncio.timeout(TIMEOUT):
+                await self._welcomed
+        except TimeoutError as exc:
+            await connection.close()
+            raise ClientError("no welcome") from exc
+        except BaseException:
+            await connection.close()
+            raise
+        self.connection = connection
+
+    async def _keep_connected(self) -> None:
+        while not self._closing:
+            connection = self.connection
+            assert connection is not None
+            await connection.closed.wait()
+            if self._closing or self.error is not None:
+                return
+            if connection.close_code in FINAL_CLOSES:
+                self.error = ClientError(f"the server closed the session ({connection.close_code})")
+                await self._notify()
+                return
+            await self._reconnect()
+
+    async def _reconnect(self) -> None:
+        for attempt in range(1000):
+            delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
+            await asyncio.sleep(delay)
+            if self._closing:
+                return
+            try:
+                await self._connect(resume=True)
+                self.reconnects += 1
+                await self._after_reconnect()
+                return
+            except Refused as exc:
+                self.error = exc
+                await self._notify()
+                return
+            except ClientError:
+                self._url_index += 1  # try the next server
+        self.error = ClientError("could not reconnect")
+
+    async def _after_reconnect(self) -> None:
+        """Hook: a seat sends again the command whose result was lost."""
+
+    async def close(self) -> None:
+        self._closing = True
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch
+        if self.connection is not None:
+            await self.connection.close()
+        await self._notify()
+
+    # --- the mirror -----------------------------------------------------------------------------
+
+    def _take_welcome(self, welcome: m.Welcome) -> None:
+        if welcome.view is not None:
+            self.view = dict(welcome.view)
+        elif not welcome.resumed:
+            raise ClientError("a fresh welcome without a view")
+        self.version = welcome.version if welcome.version is not None else 0
+        self.epoch = welcome.epoch if welcome.epoch is not None else 0
+        self._check()
+
+    async def _on_message(self, message: m.ServerMessage) -> None:
+        welcomed = self._welcomed
+        if not welcomed.done():
+            try:
+                self._take_welcome(welcome_of(message))
+                welcomed.set_result(None)
+            except ClientError as exc:
+                welcomed.set_exception(exc)
+            await self._notify()
+            return
+        if isinstance(message, m.Delta):
+            if message.epoch != self.epoch or message.version != self.version + 1:
+                await self._drop("a delta out of order")
+                return
+            try:
+                self.view = apply(self.view, message.ops)
+            except DeltaError:
+                await self._drop("a delta that does not apply")
+                return
+            self.version = message.version
+            self.deliveries += 1
+            self._check()
+            await self._notify()
+        elif isinstance(message, m.ServerBye) and message.code in FINAL_CLOSES - {1000}:
+            self.error = ClientError(f"the server closed the session: {message.reason}")
+
+    def _check(self) -> None:
+        if self.verifier is not None:
+            try:
+                self.verifier.check(self.view)
+            except RevealError as exc:
+                self.error = exc
+                raise
+
+    async def _drop(self, why: str) -> None:
+        """Our copy is out of step: start again from a fresh view."""
+        self.version = -1
+        if self.connection is not None:
+            await self.connection.ws.close(4011, why)
+
+    async def _notify(self) -> None:
+        async with self.changed:
+            self.changed.notify_all()
+        if self.on_update is not None:
+            self.on_update(self)
+
+    async def wait(self, predicate: Callable[[], bool], timeout: float | None = None) -> None:
+        """Wait until ``predicate()`` holds (checked after every change)."""
+        async with asyncio.timeout(timeout), self.changed:
+            while not predicate():
+                if self.error is not None:
+                    raise self.error
+                await self.changed.wait()
+        if self.error is not None:
+            raise self.error
+
+    async def until_version(self, version: int, timeout: float | None = TIMEOUT) -> None:
+        await self.wait(lambda: self.version >= version, timeout)
+
+    # --- what the view says ---------------------------------------------------------------------
+
+    @property
+    def status(self) -> str:
+        return str(self.view.get("status", "new"))
+
+    @property
+    def over(self) -> bool:
+        return self.status == "over"
+
+    @property
+    def you(self) -> dict[str, Any]:
+        you = self.view.get("you")
+        return you if isinstance(you, dict) else {}
+
+    @property
+    def legal(self) -> list[dict[str, Any]]:
+        return list(self.you.get("legal") or [])
+
+    @property
+    def decision(self) -> dict[str, Any] | None:
+        decision = self.you.get("decision")
+        return decision if isinstance(decision, dict) else None
+
+
+class Spectator(TableSession):
+    @classmethod
+    async def watch(
+        cls,
+        urls: str | Sequence[str],
+        table: str,
+        *,
+        subprotocol: str = m.SUBPROTOCOL_MSGPACK,
+        verify: bool = True,
+    ) -> Spectator:
+        spectator = cls(urls, table, subprotocol=subprotocol, verify=verify)
+        await spectator.start()
+        return spectator
+
+
+class Seat(TableSession):
+    """A seat: its view, its legal commands, and ``act``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._in_flight: tuple[m.SendCommand, asyncio.Future[m.Result]] | None = None
+        self.commands = 0
+
+    @classmethod
+    async def sit(
+        cls,
+        urls: str | Sequence[str],
+        table: str,
+        token: str,
+        *,
+        subprotocol: str = m.SUBPROTOCOL_MSGPACK,
+        verify: bool = True,
+    ) -> Seat:
+        seat = cls(urls, table, token=token, subprotocol=subprotocol, verify=verify)
+        await seat.start()
+        return seat
+
+    async def act(self, command: dict[str, Any], timeout: float = 30.0) -> m.Result:
+        """Send a command (one of ``legal``) with the version the view is at.  Waits for its
+        result and for the view to reach the result's version.  A stale version comes back as
+        a rejected result with ``command/stale_version``: look at the new view and choose again."""
+        if self.connection is None:
+            raise ClientError("not connected")
+        request = m.SendCommand(
+            id=self.connection.next_id("c"), expected=self.version, command=command
+        )
+        future: asyncio.Future[m.Result] = asyncio.get_running_loop().create_future()
+        self._in_flight = (request, future)
+        try:
+            await self._send_in_flight()
+            async with asyncio.timeout(timeout):
+                result = await future
+        finally:
+            self._in_flight = None
+        self.commands += 1
+        if result.version is not None and result.outcome in ("accepted", "duplicate"):
+            await self.until_version(result.version, timeout)
+        return result
+
+    async def _send_in_flight(self) -> None:
+        if self._in_flight is None or self.connection is None:
+            return
+        request, future = self._in_flight
+        connection = self.connection
+        try:
+            reply = await connection.request(request, timeout=600)
+        except Refused as exc:
+            if not future.done():
+                future.set_result(
+                    m.Result(id=request.id, outcome="rejected", code=exc.code, message=exc.message)
+                )
+            return
+        except ClientError:
+            return  # the connection dropped: sent again after the reconnect
+        if isinstance(reply, m.Result) and not future.done():
+            future.set_result(reply)
+
+    async def _after_reconnect(self) -> None:
+        if self._in_flight is not None:
+            asyncio.get_running_loop().create_task(self._send_in_flight())
+
+    def _moved_on(self, version: int) -> Callable[[], bool]:
+        return lambda: self.version != version or self.over
+
+    async def play(self, policy: Any, timeout: float | None = None) -> None:
+        """Play with ``policy`` (``choose(view, legal) -> command``) until the game is over."""
+        async with asyncio.timeout(timeout):
+            while not self.over:
+                legal = self.legal
+                if not legal:
+                    await self.wait(self._moved_on(self.version))
+                    continue
+                result = await self.act(policy.choose(self.view, legal))
+                if result.outcome == "rejected" and result.code != "command/stale_version":
+                    raise ClientError(f"the server refused a legal command: {result.code}")
