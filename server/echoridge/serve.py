@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass
 
 from echoridge.logs import configure_logging, get_logger
-from echoridge.net.metrics import server_metrics
+from echoridge.net.metrics import LoopLag, loop_lag_metrics, server_metrics
 from echoridge.net.server import GameServer
 from echoridge.net.session import Limits
 from echoridge.store import Storage, StoreError
@@ -19,6 +19,8 @@ from echoridge.store.embedded import EmbeddedRedis
 from echoridge.tables import Node
 
 log = get_logger("echoridge.serve")
+
+LOOP_LAG_TICK = 0.1  # seconds between two measurements of the event loop's lag
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,8 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
         node = Node(storage, metrics, options.decision_seconds)
         node.bot_delay = options.bot_delay
         server = GameServer(node, metrics, Limits(commands_per_second=options.commands_per_second))
+        lag = asyncio.create_task(watch_loop_lag(loop_lag_metrics(metrics.registry)))
+        stop = _stop_on_signals()  # before the ready line: a SIGTERM right after it must stop us
         try:
             await storage.directory.reindex()
             port = await server.start(options.host, options.port)
@@ -61,9 +65,10 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
             )
             if ready is not None:
                 ready.set()
-            await _until_stopped()
+            await stop.wait()
             log.info("stopping")
         finally:
+            lag.cancel()
             await server.stop()
             await node.close()
             await storage.close()
@@ -75,13 +80,23 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
     return 0
 
 
-async def _until_stopped() -> None:
+async def watch_loop_lag(lag: LoopLag, tick: float = LOOP_LAG_TICK) -> None:
+    """Every ``tick`` seconds, record how late the event loop woke this task."""
+    loop = asyncio.get_running_loop()
+    while True:
+        before = loop.time()
+        await asyncio.sleep(tick)
+        lag.observe(max(0.0, loop.time() - before - tick))
+
+
+def _stop_on_signals() -> asyncio.Event:
+    """An event that SIGINT or SIGTERM sets from now on."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    return stop
 
 
 def main(options: Options) -> int:
