@@ -139,6 +139,14 @@ class TableSession:
         self._check()
 
     async def _on_message(self, message: m.ServerMessage) -> None:
+        try:
+            await self._take(message)
+        except RevealError as exc:
+            if not self._welcomed.done():
+                self._welcomed.set_exception(exc)
+            await self._fail(exc)
+
+    async def _take(self, message: m.ServerMessage) -> None:
         welcomed = self._welcomed
         if not welcomed.done():
             try:
@@ -166,11 +174,16 @@ class TableSession:
 
     def _check(self) -> None:
         if self.verifier is not None:
-            try:
-                self.verifier.check(self.view)
-            except RevealError as exc:
-                self.error = exc
-                raise
+            self.verifier.check(self.view)
+
+    async def _fail(self, error: BaseException) -> None:
+        """Stop for good: the session cannot be trusted (or used) any more."""
+        self.error = error
+        self._closing = True
+        await self._notify()
+        if self.connection is not None:
+            with contextlib.suppress(Exception):
+                await self.connection.ws.close(1000, "client error")
 
     async def _drop(self, why: str) -> None:
         """Our copy is out of step: start again from a fresh view."""
@@ -263,6 +276,8 @@ class Seat(TableSession):
         """Send a command (one of ``legal``) with the version the view is at.  Waits for its
         result and for the view to reach the result's version.  A stale version comes back as
         a rejected result with ``command/stale_version``: look at the new view and choose again."""
+        if self.error is not None:
+            raise self.error
         if self.connection is None:
             raise ClientError("not connected")
         request = m.SendCommand(
@@ -298,6 +313,11 @@ class Seat(TableSession):
             return  # the connection dropped: sent again after the reconnect
         if isinstance(reply, m.Result) and not future.done():
             future.set_result(reply)
+
+    async def _fail(self, error: BaseException) -> None:
+        if self._in_flight is not None and not self._in_flight[1].done():
+            self._in_flight[1].set_exception(error)
+        await super()._fail(error)
 
     async def _after_reconnect(self) -> None:
         if self._in_flight is not None:
