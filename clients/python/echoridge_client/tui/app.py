@@ -1,0 +1,104 @@
+"""``EchoRidgeApp``: the textual application behind ``echo-ridge play`` and ``echo-ridge watch``.
+
+``play``: lobby -> waiting room -> game -> result.  ``watch``: the game screen of a spectator,
+read-only, then the result.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from echoridge_client.errors import ClientError
+from echoridge_client.session import Spectator
+from echoridge_client.tui.game import GameScreen
+from echoridge_client.tui.screens import Context, LobbyScreen
+
+DEFAULT_URL = "ws://127.0.0.1:8765/ws"
+
+CSS = """
+#tables-box { width: 1fr; padding: 0 1; }
+#tables { height: 1fr; }
+#forms { width: 48; padding: 0 1; }
+#forms Label { margin-top: 1; text-style: bold; }
+#seats { layout: horizontal; height: auto; }
+#lobby-status, #table-info { padding: 0 1; height: auto; }
+#waiting-buttons { height: auto; }
+#waiting-buttons Button { margin: 0 1; }
+#wait-log { height: 1fr; border: round $primary; }
+#alert { height: auto; }
+#board { width: 100; }
+#side { width: 1fr; min-width: 50; }
+#prompt { height: auto; }
+#menu { height: 35%; border: round $accent; }
+#you-box { height: 35%; border: round $primary; }
+#log { height: 1fr; border: round $secondary; }
+#result-box { align: center middle; }
+#result { width: 80; height: auto; border: double $error; padding: 1 2; }
+#result-help { width: 80; padding: 0 2; }
+#alarm { width: 80%; height: auto; padding: 2 4; }
+AlertScreen { align: center middle; }
+"""
+
+
+class MessageScreen(Screen[None]):
+    """A screen that only says something (a failed connection)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q,escape", "app.quit", "Quit")]
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(Text(self.text, style="bold red"), id="message")
+        yield Footer()
+
+
+class EchoRidgeApp(App[None]):
+    """Play (``table`` None: start in the lobby) or watch ``table`` as a spectator."""
+
+    TITLE = "Echo Ridge"
+    CSS = CSS
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit")]
+
+    def __init__(self, url: str = DEFAULT_URL, *, watch: str | None = None,
+                 name: str | None = None) -> None:  # fmt: skip
+        super().__init__()
+        self.ctx = Context(url)
+        if name:
+            self.ctx.name = name[:32]
+        self.watching = watch
+
+    async def on_mount(self) -> None:
+        if self.watching is None:
+            await self.push_screen(LobbyScreen(self.ctx))
+            return
+        try:
+            spectator = await Spectator.watch(self.ctx.url, self.watching)
+        except (ClientError, OSError, TimeoutError) as exc:
+            await self.push_screen(
+                MessageScreen(f"Cannot watch table {self.watching} at {self.ctx.url}:\n{exc}")
+            )
+            return
+        self.ctx.session, self.ctx.table = spectator, self.watching
+        await self.push_screen(GameScreen(spectator, read_only=True))
+
+    async def on_unmount(self) -> None:
+        await self.ctx.close()
+
+
+def play(url: str = DEFAULT_URL, name: str | None = None) -> int:
+    EchoRidgeApp(url, name=name).run()
+    return 0
+
+
+def watch(url: str, table: str) -> int:
+    EchoRidgeApp(url, watch=table).run()
+    return 0

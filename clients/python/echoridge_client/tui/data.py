@@ -1,0 +1,167 @@
+"""Game data the terminal client shows (rules.md): names and one-line summaries.
+
+The client package never imports the server, so the little it needs of the rules' tables is
+copied here: suspect names and trait codes (§7.4), Force cards (§9), abilities (§10), events
+(§11.5) and the decisions a seat may owe (§4.5).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: §7.4: suspect id -> (name, code); code bits in the order Gang, Rank, Forensics, Getaway, Weapon.
+SUSPECTS: Final[dict[str, tuple[str, str]]] = {
+    "S01": ('Lou "Needles" Caruso', "00000"),
+    "S02": ("Dolores Vane", "00011"),
+    "S03": ("Sal Moretti", "00101"),
+    "S04": ("Ginger Malloy", "00110"),
+    "S05": ("Eddie Two-Tone", "01001"),
+    "S06": ("Rita Blackwood", "01010"),
+    "S07": ("Frankie Bellows", "01100"),
+    "S08": ("Mae Calloway", "01111"),
+    "S09": ("Tommy Grit", "10001"),
+    "S10": ("Iris Shade", "10010"),
+    "S11": ("Nicky Lark", "10100"),
+    "S12": ("Hattie Crowe", "10111"),
+    "S13": ("Gus Pennington", "11000"),
+    "S14": ("Lola Ferrante", "11011"),
+    "S15": ("Benny Ashgrove", "11101"),
+    "S16": ("Cora Dunmore", "11110"),
+}
+CODE_ORDER: Final = ("gang", "rank", "forensics", "getaway", "weapon")
+EVIDENCE_ORDER: Final = ("rank", "gang", "forensics", "getaway", "weapon")
+TRAITS: Final[dict[str, tuple[str, str]]] = {
+    "gang": ("Red Rhinos", "Blue Bees"),
+    "rank": ("Boss", "Underboss"),
+    "forensics": ("Fingerprints", "Shoeprints"),
+    "getaway": ("Car", "Motorcycle"),
+    "weapon": ("Gun", "Knife"),
+}
+EVIDENCE_CLUE: Final[dict[str, str]] = {
+    "rank": "Informants",
+    "gang": "Witnesses",
+    "forensics": "Search successes",
+    "getaway": "Stakeouts",
+    "weapon": "Holding tokens",
+}
+
+#: §9: Force card id -> (name, effect).
+FORCE: Final[dict[str, tuple[str, str]]] = {
+    "code_three": ("Code Three", "W1: waive the base hour of up to 3 blocks of this Drive"),
+    "radio_car": ("Radio Car", "W1: put your car on any block instead of driving"),
+    "judges_signature": ("Judge's Signature", "W2: your action ignores day/night"),
+    "tip_line": ("Tip Line", "any: look at one face-down Search or Stakeout token"),
+    "checkpoint": ("Checkpoint", "W4: no Mobster Roll this turn"),
+    "double_shift": ("Double Shift", "W3: take one more action this turn"),
+    "rubber_stamp": ("Rubber Stamp", "W2: your action costs 1 h less"),
+    "telephoto": ("Telephoto", "W2: +2 risk for the success test"),
+    "squad_wagon": ("Squad Wagon", "W1/W2: apprehend one mobster here or adjacent"),
+    "jailhouse_deal": ("Jailhouse Deal", "any: gain 1 Suspect"),
+}
+
+#: §10: ability id -> (name, effect).
+ABILITIES: Final[dict[str, tuple[str, str]]] = {
+    "wheelman": ("Wheelman", "once a turn, a Drive of 3+ blocks waives 1 h"),
+    "night_shift": ("Night Shift", "twice a game, ignore day/night"),
+    "sharp_eyes": ("Sharp Eyes", "Stakeout succeeds if V <= R+1"),
+    "radio_ace": ("Radio Ace", "Call for Backup rolls 2 dice, uses the lower"),
+    "street_contacts": ("Street Contacts", "Catch Informant/Witness cost 1 h"),
+    "lab_partner": ("Lab Partner", "Search Scene costs 1 h"),
+    "quartermaster": ("Quartermaster", "Force hand limit 3"),
+    "good_cop": ("Good Cop", "looks pick only among cards you have not seen"),
+}
+
+#: §11.5: event id -> (name, effect while active, resolve, rewards resolver/contributors).
+EVENTS: Final[dict[str, tuple[str, str, str, str]]] = {
+    "E1": ("Burst Water Main", "+1 h to enter a token block", "VISIT 1", "F / P"),
+    "E2": ("Dead Phone Lines", "Call for Backup risk at most 4", "VISIT 2", "B"),
+    "E3": ("Scared Silent", "Catch Witness +1 h", "VISIT 2", "B / S"),
+    "E4": ("Lips Sealed", "Catch Informant +1 h", "VISIT 2", "B / S"),
+    "E5": ("Citywide Blackout", "every turn is a night turn", "MEET 1", "B / B"),
+    "E6": ("Harbor Fog", "Stakeout +1 h", "VISIT 1", "F / S"),
+    "E7": ("Evidence Locker Leak", "Holding step 2 +1 h", "VISIT 1", "E"),
+    "E8": ("Hostage at the Diner", "timed: penalty", "NAB", "B"),
+    "E9": ("Armored Car Heist", "timed: everyone discards a Force card", "VISIT 1", "B / F"),
+    "E10": ("City Hall Protest", "no Force cards", "MEET 2", "I / S"),
+    "E11": ("Gang Summit", "Arrest +1 h", "NAB", "B / S"),
+    "E12": ("Protection Racket", "Backup gives no Force card", "VISIT 1 night", "POOL(2)"),
+    "E13": ("Crooked Alderman", "Force hand limit -1", "VISIT 3", "E"),
+    "E14": ("Crosstown Gridlock", "+1 h to enter a token's row", "VISIT 1", "F"),
+    "E15": ("Courthouse Fire", "Search Scene +1 h; timed: penalty", "VISIT 2", "B / S"),
+    "E16": ("Numbers Racket", "a 3-3 roll starts a Crime Spree", "NAB", "B / S"),
+    "E17": ("Missing Bookkeeper", "timed: penalty x2", "MEET 2", "E / E"),
+    "E18": ("Jailhouse Riot", "no Holding step 1; timed: 2 mobsters", "VISIT 2", "B"),
+}
+
+ACTIONS: Final[dict[str, str]] = {
+    "arrest": "Arrest",
+    "coffee_break": "Coffee Break",
+    "call_for_backup": "Call for Backup",
+    "catch_informant": "Catch Informant",
+    "catch_witness": "Catch Witness",
+    "search_scene": "Search Scene",
+    "stakeout": "Stakeout",
+    "bring_in_1": "Bring in for Holding (step 1)",
+    "bring_in_2": "Bring in for Holding (step 2)",
+    "resolve_event": "Resolve Event",
+}
+
+#: What a seat is asked when it owes a decision of this kind.
+DECISIONS: Final[dict[str, str]] = {
+    "suspect_gain": "gain a Suspect: draw, or look at another officer's card",
+    "interrogate": "Interrogate: choose an officer, or skip",
+    "slot": "pick one of the face-down cards",
+    "discard": "discard a Force card",
+    "pool": "take a Force card from the pool",
+    "trait": "learn the murderer's trait for a solved evidence",
+    "peek": "peek at a face-down token",
+    "rest": "rest your case (end your game) or keep playing",
+    "accusation": "accuse the murderer",
+}
+
+PHASES: Final[dict[str, str]] = {
+    "w1": "drive or act",
+    "w2": "act",
+    "action": "resolving",
+    "w3": "after the action",
+    "steps": "end of turn",
+    "w4": "before the Mobster Roll",
+}
+
+EVENT_LINES: Final = (8, 16, 24, 32, 40)
+HOURS: Final = 48
+
+
+def is_night(space: int) -> bool:
+    """rules.md §2: day is 0-12 and 25-36; night is 13-24 and 37-48."""
+    return 13 <= space <= 24 or space >= 37
+
+
+def suspect_name(suspect: str) -> str:
+    return SUSPECTS.get(suspect, (suspect, ""))[0]
+
+
+def suspect_trait(suspect: str, evidence: str) -> str:
+    code = SUSPECTS[suspect][1]
+    return TRAITS[evidence][int(code[CODE_ORDER.index(evidence)])]
+
+
+def candidates(innocent: set[str], traits: dict[str, str]) -> list[str]:
+    """Suspects consistent with every known trait and not known to be innocent."""
+    return [
+        s
+        for s in SUSPECTS
+        if s not in innocent and all(suspect_trait(s, e) == v for e, v in traits.items())
+    ]
+
+
+def force_name(card: str) -> str:
+    return FORCE.get(card, (card, ""))[0]
+
+
+def ability_name(ability: str | None) -> str:
+    return ABILITIES.get(ability or "", (ability or "-", ""))[0]
+
+
+def event_name(card: str) -> str:
+    return EVENTS.get(card, (card, "", "", ""))[0]

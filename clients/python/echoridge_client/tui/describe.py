@@ -1,0 +1,240 @@
+"""Readable words for the menu: one line per command of ``you.legal`` (SPEC.md §5.4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from echoridge_client.tui.data import (
+    ACTIONS,
+    DECISIONS,
+    EVENTS,
+    EVIDENCE_CLUE,
+    candidates,
+    event_name,
+    force_name,
+    suspect_name,
+    suspect_trait,
+)
+
+View = dict[str, Any]
+Command = dict[str, Any]
+
+
+def who(seat: int | None, me: int | None = None) -> str:
+    """``You`` for the viewer's own seat, else P1..P4 (seat 0 is P1)."""
+    if seat is None:
+        return "nobody"
+    return "You" if seat == me else f"P{seat + 1}"
+
+
+def at(block: Any) -> str:
+    return f"({block[0]},{block[1]})"
+
+
+def block_of(view: View, block: Any) -> dict[str, Any]:
+    c, r = int(block[0]), int(block[1])
+    blocks = (view.get("city") or {}).get("blocks") or []
+    index = (r - 1) * 5 + (c - 1)
+    return blocks[index] if 0 <= index < len(blocks) else {}
+
+
+def place(view: View, block: Any) -> str:
+    """``(4,3) Harbor Docks``."""
+    name = block_of(view, block).get("name") or ""
+    return f"{at(block)} {name}".rstrip()
+
+
+def clue_words(clue: dict[str, Any] | None) -> str:
+    if not clue:
+        return ""
+    kind, value = clue.get("kind"), clue.get("value")
+    if kind == "search":
+        return "Search token" + ("" if value is None else (" (success)" if value else " (failure)"))
+    return "Stakeout token" + ("" if value is None else f" (value {value})")
+
+
+def what_is_on(view: View, block: Any) -> str:
+    b = block_of(view, block)
+    parts = []
+    if b.get("mobster"):
+        parts.append(f"{b['mobster']} mobster")
+    if b.get("clue"):
+        parts.append(clue_words(b["clue"]))
+    if b.get("events"):
+        parts.append("event " + " ".join(f"#{s}" for s in b["events"]))
+    if b.get("hq"):
+        parts.append("HQ")
+    return ", ".join(parts)
+
+
+def my_seat(view: View) -> int | None:
+    you = view.get("you")
+    return int(you["seat"]) if isinstance(you, dict) and "seat" in you else None
+
+
+def my_car(view: View) -> list[int] | None:
+    me = my_seat(view)
+    players = view.get("players") or []
+    if me is None or me >= len(players):
+        return None
+    return list(players[me]["car"])
+
+
+def innocents(view: View) -> set[str]:
+    you = view.get("you") or {}
+    return {str(s) for s in you.get("suspects") or ()} | {str(s) for s in you.get("seen") or ()}
+
+
+def _ns(command: Command) -> str:
+    return " (Night Shift)" if command.get("night_shift") else ""
+
+
+def _known_token(view: View, block: Any) -> str:
+    for t in (view.get("you") or {}).get("known_tokens") or ():
+        if list(t["block"]) == list(block):
+            return f" - you know it is {t['value']}"
+    return ""
+
+
+def accuse_note(view: View, suspect: str) -> str:
+    you = view.get("you") or {}
+    if suspect in (you.get("suspects") or ()):
+        return "innocent: in your hand"
+    if suspect in (you.get("seen") or ()):
+        return "innocent: you saw the card"
+    traits: dict[str, str] = you.get("traits") or {}
+    for evidence, value in traits.items():
+        if suspect_trait(suspect, evidence) != value:
+            return f"ruled out: {evidence} is {value}"
+    return "possible"
+
+
+def describe(command: Command, view: View) -> str:
+    kind = str(command.get("type"))
+    me = my_seat(view)
+    players = view.get("players") or []
+    if kind == "drive":
+        path = command.get("path") or []
+        if not path:
+            return "Drive nowhere"
+        end = path[-1]
+        via = " via " + " ".join(at(b) for b in path[:-1]) if len(path) > 1 else ""
+        there = what_is_on(view, end)
+        blocks = f"{len(path)} block" + ("s" if len(path) > 1 else "")
+        return f"Drive to {place(view, end)}{via} [{blocks}]" + (f" - {there}" if there else "")
+    if kind == "play_force":
+        target = command.get("block")
+        on = f" on {place(view, target)}" if target else ""
+        return f"Play Force card {force_name(str(command.get('card')))}{on}"
+    car = my_car(view)
+    here = block_of(view, car) if car else {}
+    if kind == "arrest":
+        return f"Arrest the {here.get('mobster') or ''} mobster here (1 h)".replace("  ", " ")
+    if kind == "coffee_break":
+        return "Coffee Break (1 h, nothing happens)"
+    if kind == "call_for_backup":
+        return f"Call for Backup, risk {command.get('risk')}{_ns(command)}"
+    if kind == "catch_informant":
+        row = f" of row {car[1]}" if car else ""
+        return f"Catch Informant{row} (2 h){_ns(command)}"
+    if kind == "catch_witness":
+        col = f" of column {car[0]}" if car else ""
+        return f"Catch Witness{col} (2 h){_ns(command)}"
+    if kind == "search_scene":
+        return f"Search Scene (2 h){_ns(command)}"
+    if kind == "stakeout":
+        known = _known_token(view, car) if car else ""
+        return f"Stakeout, risk {command.get('risk')}{_ns(command)}{known}"
+    if kind == "hold_mobster":
+        return f"Bring in for Holding, step 1: hold the {here.get('mobster') or ''} mobster (2 h)"
+    if kind == "book_mobster":
+        held = players[me].get("holding") if me is not None and me < len(players) else None
+        return f"Bring in for Holding, step 2: book the {held or ''} mobster at HQ (2 h)"
+    if kind == "resolve_event":
+        slot = int(command.get("slot") or 0)
+        slots = (view.get("events") or {}).get("slots") or []
+        card = slots[slot - 1]["card"] if 0 < slot <= len(slots) and slots[slot - 1] else "?"
+        resolve = EVENTS.get(card, ("", "", "", ""))[2]
+        return f"Resolve Event #{slot}: {card} {event_name(card)} ({resolve}){_ns(command)}"
+    if kind == "proceed":
+        return "Proceed (play no more Force cards now)"
+    if kind == "gain_suspect":
+        target = command.get("look_at")
+        if target is None:
+            return "Draw the top Suspect card"
+        n = players[target]["suspects"] if target < len(players) else "?"
+        return f"Look at one of {who(target, me)}'s {n} Suspect cards"
+    if kind == "interrogate":
+        target = command.get("target")
+        if target is None:
+            return "Skip the Interrogate"
+        n = players[target]["suspects"] if target < len(players) else "?"
+        return f"Interrogate {who(target, me)} ({n} Suspect cards)"
+    if kind == "pick_slot":
+        decision = (view.get("you") or {}).get("decision") or {}
+        owner = who(decision.get("target"), me)
+        return f"Pick face-down card #{command.get('slot')} of {owner}"
+    if kind == "discard_force":
+        return f"Discard Force card {force_name(str(command.get('card')))}"
+    if kind == "take_from_pool":
+        return f"Take {force_name(str(command.get('card')))} from the pool"
+    if kind == "learn_trait":
+        evidence = str(command.get("evidence"))
+        return f"Learn the murderer's {evidence.capitalize()} trait"
+    if kind == "peek_token":
+        block = command.get("block")
+        b = block_of(view, block)
+        return f"Peek at the {clue_words(b.get('clue')) or 'token'} on {place(view, block)}"
+    if kind == "rest_case":
+        return "Rest your case: end your game now" if command.get("rest") else "Keep playing"
+    if kind == "accuse":
+        suspect = str(command.get("suspect"))
+        note = accuse_note(view, suspect)
+        return f"Accuse {suspect} {suspect_name(suspect)} - {note}"
+    return ACTIONS.get(kind, kind.replace("_", " ").capitalize())
+
+
+def menu_order(view: View, legal: list[Command]) -> list[int]:
+    """Indexes of ``legal`` in menu order: the server's order, except that possible murderers
+    come first among accusations."""
+    innocent = innocents(view)
+    traits = (view.get("you") or {}).get("traits") or {}
+    possible = set(candidates(innocent, traits))
+
+    def key(i: int) -> tuple[int, int]:
+        cmd = legal[i]
+        if cmd.get("type") == "accuse":
+            return (0 if cmd.get("suspect") in possible else 1, i)
+        return (0, i)
+
+    return sorted(range(len(legal)), key=key)
+
+
+def prompt(view: View) -> str:
+    """What the menu is for right now."""
+    you = view.get("you")
+    if not isinstance(you, dict):
+        return "Spectating (read-only)"
+    me = my_seat(view)
+    status = view.get("status")
+    if status == "over":
+        return "The game is over"
+    decision = you.get("decision")
+    if isinstance(decision, dict):
+        return "Decide: " + DECISIONS.get(str(decision.get("kind")), str(decision.get("kind")))
+    turn = view.get("turn") or {}
+    if you.get("legal") and turn.get("seat") == me:
+        return f"Your turn ({turn.get('time')}): choose"
+    waiting = [d for d in view.get("decisions") or () if d.get("seat") != me]
+    if waiting:
+        d = waiting[0]
+        return f"Waiting for {who(d['seat'], me)}: {d['kind']}"
+    if status == "accusing":
+        return "Waiting for the other accusations"
+    if turn:
+        return f"Waiting for {who(turn.get('seat'), me)} to play"
+    return "Waiting"
+
+
+def evidence_label(evidence: str) -> str:
+    return f"{evidence.capitalize()} ({EVIDENCE_CLUE.get(evidence, '')})"

@@ -1,0 +1,251 @@
+"""The game screen (a seat, or a read-only spectator), the result screen and the alarm a failed
+reveal check raises.
+
+Left: the city, the time track, the event slots and evidence, the officers.  Right: what the
+menu is for, the menu (one entry per command of ``you.legal``, Enter sends it with
+``Seat.act``), the seat's mat, hand and knowledge, and the game log.  The screen redraws at
+most ten times a second; the log is derived from every view the session receives.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Header, OptionList, RichLog, Static
+from textual.widgets.option_list import Option
+
+from echoridge_client.errors import ClientError, RevealError
+from echoridge_client.session import Seat, TableSession
+from echoridge_client.tui import panels, render
+from echoridge_client.tui.describe import describe, menu_order, prompt
+from echoridge_client.tui.journal import changes
+
+
+class GameScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "app.quit", "Quit"),
+        Binding("m", "focus_menu", "Menu"),
+        Binding("r", "show_result", "Result", show=False),
+    ]
+
+    def __init__(self, session: TableSession, *, read_only: bool) -> None:
+        super().__init__()
+        self.session = session
+        self.read_only = read_only or not isinstance(session, Seat)
+        self.sub_title = f"table {session.table}" + (" (spectating)" if self.read_only else "")
+        self.previous: dict[str, Any] | None = None
+        self.dirty = True
+        self.sending = False
+        self.commands: list[dict[str, Any]] = []  # what the menu offers, in legal order
+        self.menu_version = -2
+        self.result_shown = False
+        self.alerted: BaseException | None = None
+        self.log_lines: list[str] = []  # everything written to the log, for tests
+        self.sent = 0  # commands chosen from the menu
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="alert")
+        with Horizontal():
+            with VerticalScroll(id="board"):
+                yield Static(id="city")
+                yield Static(id="track")
+                yield Static(id="officers")
+                yield Static(id="events")
+                yield Static(id="evidence")
+            with Vertical(id="side"):
+                yield Static(id="prompt")
+                yield OptionList(id="menu")
+                with VerticalScroll(id="you-box"):
+                    yield Static(id="you")
+                yield RichLog(id="log", wrap=True, max_lines=1000)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#alert", Static).display = False
+        self.session.on_update = self._view_changed
+        self._view_changed(self.session)
+        self.set_interval(0.1, self._tick)
+        self.query_one("#menu", OptionList).focus()
+
+    # --- following the session ------------------------------------------------------------------
+
+    def _view_changed(self, session: TableSession) -> None:
+        """Called by the SDK after every change of the view: log what changed."""
+        view = session.view
+        if view is self.previous or not self.is_attached:
+            return
+        lines = changes(self.previous, view)
+        self.previous = view
+        if lines:
+            log = self.query_one("#log", RichLog)
+            for line in lines:
+                log.write(Text(line, style="bold" if line.startswith("--") else ""))
+            self.log_lines.extend(lines)
+        self.dirty = True
+
+    def _tick(self) -> None:
+        error = self.session.error
+        if error is not None and error is not self.alerted:
+            self.alerted = error
+            self.alarm(error)
+        if not self.dirty:
+            return
+        self.dirty = False
+        self.redraw()
+
+    def alarm(self, error: BaseException) -> None:
+        alert = self.query_one("#alert", Static)
+        alert.display = True
+        if isinstance(error, RevealError):
+            alert.update(
+                Text(
+                    f" REVEAL CHECK FAILED: {error}. The server's reveal does not open the "
+                    "commitment it published: do not trust this game. ",
+                    style="bold white on red",
+                )
+            )
+            self.app.bell()
+            self.app.push_screen(AlertScreen(str(error)))
+        else:
+            alert.update(Text(f" Connection problem: {error} ", style="bold white on dark_red"))
+
+    def redraw(self) -> None:
+        view = self.session.view
+        checked = render.Checked.of(self.session.verifier)
+        self.query_one("#city", Static).update(render.city(view, checked))
+        self.query_one("#track", Static).update(render.track(view))
+        self.query_one("#events", Static).update(render.events(view))
+        self.query_one("#evidence", Static).update(render.evidence(view, checked))
+        self.query_one("#officers", Static).update(render.officers(view))
+        self.query_one("#you", Static).update(panels.you(view, checked))
+        title = f"{prompt(view)}   [version {self.session.version}, {view.get('status')}]"
+        if self.sending:
+            title = "Sending..."
+        self.query_one("#prompt", Static).update(Text(title, style="bold reverse"))
+        self._menu(view)
+        if view.get("status") == "over" and not self.result_shown:
+            self.result_shown = True
+            self.app.push_screen(ResultScreen(view))
+
+    def _menu(self, view: dict[str, Any]) -> None:
+        menu = self.query_one("#menu", OptionList)
+        legal = [] if self.read_only else list((view.get("you") or {}).get("legal") or [])
+        if self.sending:
+            menu.disabled = True
+            return
+        if legal != self.commands or self.menu_version < 0:
+            self.commands = legal
+            self.menu_version = self.session.version
+            menu.clear_options()
+            if self.read_only:
+                menu.add_option(Option("(spectating: no actions)", disabled=True))
+            elif view.get("status") == "over":
+                menu.add_option(Option("(the game is over: r shows the result)", disabled=True))
+            elif not legal:
+                menu.add_option(Option("(nothing to do: waiting)", disabled=True))
+            else:
+                for n, i in enumerate(menu_order(view, legal), start=1):
+                    menu.add_option(Option(f"{n:>2}. {describe(legal[i], view)}", id=str(i)))
+                menu.highlighted = 0
+        was_disabled = menu.disabled
+        menu.disabled = not legal
+        if legal and (was_disabled or self.focused is None):
+            menu.focus()  # a disabled menu lost the focus: give it back
+
+    # --- acting ---------------------------------------------------------------------------------
+
+    @property
+    def ready(self) -> bool:
+        """The menu offers commands and none is being sent (for tests and scripts)."""
+        return bool(self.commands) and not self.sending and not self.dirty
+
+    @on(OptionList.OptionSelected, "#menu")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        if self.read_only or self.sending or event.option.id is None:
+            return
+        command = self.commands[int(event.option.id)]
+        self.sent += 1
+        self.sending = True
+        self.dirty = True
+        self.run_worker(self._send(command), group="act", exclusive=True)
+
+    async def _send(self, command: dict[str, Any]) -> None:
+        seat = self.session
+        assert isinstance(seat, Seat)
+        log = self.query_one("#log", RichLog)
+        try:
+            result = await seat.act(command)
+            if result.outcome == "rejected":
+                if result.code == "command/stale_version":
+                    log.write(Text("Someone moved first: choose again.", style="yellow"))
+                else:
+                    log.write(Text(f"Refused: {result.code} {result.message}", style="bold red"))
+        except RevealError as exc:
+            self.alerted = exc
+            self.alarm(exc)
+        except (ClientError, TimeoutError) as exc:
+            log.write(Text(f"Could not send: {exc}", style="bold red"))
+        finally:
+            self.sending = False
+            self.commands = []
+            self.menu_version = -2
+            self.dirty = True
+
+    def action_focus_menu(self) -> None:
+        self.query_one("#menu", OptionList).focus()
+
+    def action_show_result(self) -> None:
+        if self.session.view.get("status") == "over":
+            self.app.push_screen(ResultScreen(self.session.view))
+
+
+class ResultScreen(Screen[None]):
+    """The end of the game: the murderer, every accusation, the winners."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("b", "app.pop_screen", "Back to the board"),
+        Binding("escape", "app.pop_screen", "Back", show=False),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        super().__init__()
+        self.summary = panels.result(view)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="result-box"):
+            yield Static(self.summary, id="result")
+            yield Static("b: back to the final board    q: quit", id="result-help")
+        yield Footer()
+
+
+class AlertScreen(ModalScreen[None]):
+    """A loud, blocking warning: a reveal did not open its commitment."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter", "app.pop_screen", "Dismiss")]
+
+    def __init__(self, message: str) -> None:
+        super().__init__()
+        self.message = message
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Text(
+                "!!! REVEAL CHECK FAILED !!!\n\n"
+                f"{self.message}\n\n"
+                "The server showed a card or token that does not match what it committed to "
+                "at the start of the game. Someone cheated, or the data was altered on the way."
+                "\n\nEnter: dismiss",
+                style="bold white on red",
+                justify="center",
+            ),
+            id="alarm",
+        )

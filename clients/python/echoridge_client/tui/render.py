@@ -1,0 +1,342 @@
+"""Rich renderables of a view (SPEC.md §6.1): the city, the time track, the event slots and
+evidence, the officers (the seat's own panel and the result are in ``panels``).
+
+Every value a server reveals is marked ✓ when the SDK's verifier opened its commitment
+(``Checked``), · when there was nothing to check it against (a look at a single card).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from echoridge_client.tui.data import (
+    ABILITIES,
+    EVENT_LINES,
+    EVENTS,
+    HOURS,
+    force_name,
+    is_night,
+)
+from echoridge_client.tui.describe import at, my_seat, who
+
+View = dict[str, Any]
+
+SEAT_STYLES = ("bold cyan", "bold magenta", "bold yellow", "bold green")
+MOBSTER_STYLES = {
+    "red": "bold white on red3",
+    "blue": "bold white on blue3",
+    "gray": "bold black on grey70",
+}
+MOBSTER_LETTERS = {"red": "R", "blue": "B", "gray": "G"}
+CELL = 15
+
+
+def seat_style(seat: int) -> str:
+    return SEAT_STYLES[seat % len(SEAT_STYLES)]
+
+
+def mobster(colour: str) -> Text:
+    return Text(f" {MOBSTER_LETTERS.get(colour, '?')} ", style=MOBSTER_STYLES.get(colour, "bold"))
+
+
+@dataclass
+class Checked:
+    """What the SDK's verifier has checked: label -> value of every opened commitment."""
+
+    labels: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, verifier: Any) -> Checked:
+        checked = getattr(verifier, "checked", None) or ()
+        return cls({label: value for label, value, _salt in checked})
+
+    def token(self, block: Any) -> bool:
+        return f"token/{block[0]},{block[1]}" in self.labels
+
+    def trait(self, evidence: str) -> bool:
+        return f"trait/{evidence}" in self.labels
+
+    def suspect(self, suspect: str) -> bool:
+        return any(
+            value == suspect and label.startswith(("deck/", "look/"))
+            for label, value in self.labels.items()
+        )
+
+    def mark(self, ok: bool) -> Text:
+        return Text(" ✓", style="bold green") if ok else Text(" ·", style="dim")
+
+
+# --- the city -----------------------------------------------------------------------------------
+
+
+def _clue(clue: dict[str, Any], block: Any, checked: Checked) -> Text:
+    kind, value = clue.get("kind"), clue.get("value")
+    letter = "S" if kind == "search" else "K"
+    if value is None:
+        return Text(f"{letter}?", style="bold white on grey30")
+    shown = ("+" if value else "-") if kind == "search" else str(value)
+    out = Text(f"{letter}{shown}", style="bold black on gold1")
+    if checked.token(block):
+        out.append("✓", style="bold green")
+    return out
+
+
+def _cell(b: dict[str, Any], me: int | None, holding: list[str], checked: Checked) -> Text:
+    name = "* HQ *" if b.get("hq") else str(b.get("name") or "")
+    out = Text(name[:CELL], style="bold underline" if b.get("hq") else "bold")
+    out.append("\n")
+    if b.get("mobster"):
+        out.append_text(mobster(str(b["mobster"])))
+        out.append(" ")
+    if b.get("clue"):
+        out.append_text(_clue(b["clue"], b["block"], checked))
+    out.append("\n")
+    if b.get("hq") and holding:
+        out.append("hold ")
+        for colour in holding:
+            out.append(MOBSTER_LETTERS.get(colour, "?"), style=MOBSTER_STYLES.get(colour, ""))
+        out.append(" ")
+    for slot in b.get("events") or ():
+        out.append(f"ev{slot}", style="bold white on dark_red")
+        out.append(" ")
+    out.append("\n")
+    cars = b.get("cars") or []
+    if cars:
+        out.append("car ")
+        for seat in cars:
+            style = seat_style(seat) + (" reverse" if seat == me else "")
+            out.append(str(seat + 1), style=style)
+            out.append(" ")
+    return out
+
+
+def city(view: View, checked: Checked) -> RenderableType:
+    c = view.get("city") or {}
+    blocks = c.get("blocks") or []
+    if len(blocks) != 25:
+        return Text("(no city yet: the game has not started)", style="dim")
+    informants = set(c.get("informants") or ())
+    witnesses = set(c.get("witnesses") or ())
+    holding = list(c.get("holding_tokens") or ())
+    me = my_seat(view)
+    table = Table(show_lines=True, padding=(0, 0), title="Echo Ridge", title_style="bold")
+    table.add_column("", width=5)
+    for col in range(1, 6):
+        head = Text(f"col {col} ")
+        head.append("W" if col in witnesses else " ", style="bold white on dark_green")
+        table.add_column(head, width=CELL, no_wrap=True)
+    for row in range(1, 6):
+        label = Text(f"row {row}\n")
+        if row in informants:
+            label.append(" I ", style="bold white on purple4")
+        cells = [
+            _cell(blocks[(row - 1) * 5 + col - 1], me, holding, checked) for col in range(1, 6)
+        ]
+        table.add_row(label, *cells)
+    legend = Text.assemble(
+        ("R", MOBSTER_STYLES["red"]), ("B", MOBSTER_STYLES["blue"]), ("G", MOBSTER_STYLES["gray"]),
+        " mobsters  ", ("S?", "bold white on grey30"), " Search / ", ("K?", "bold white on grey30"),
+        " Stakeout token (face down; ", ("S+", "bold black on gold1"), " known)  ",
+        ("I", "bold white on purple4"), " Informant  ", ("W", "bold white on dark_green"),
+        " Witness  ", ("ev1", "bold white on dark_red"), " event token of slot 1  car: seats",
+    )  # fmt: skip
+    return Group(table, legend)
+
+
+# --- the time track -----------------------------------------------------------------------------
+
+
+def track(view: View) -> RenderableType:
+    stacks = (view.get("track") or {}).get("stacks") or []
+    crossed = set((view.get("track") or {}).get("crossed") or ())
+    players = view.get("players") or []
+    on: dict[int, list[int]] = {s["space"]: list(reversed(s["seats"])) for s in stacks}
+    me = my_seat(view)
+    out = Text("Time track: ", style="bold")
+    out.append("day", style="bold yellow")
+    out.append(" 0-12, 25-36  ")
+    out.append("night", style="bold blue")
+    out.append(" 13-24, 37-48  ")
+    out.append("|", style="bold red")
+    out.append(" event line  (stacks: top first)\n")
+    for first, last in ((0, 24), (25, HOURS)):
+        height = max((len(on.get(s, ())) for s in range(first, last + 1)), default=0)
+        line = Text()
+        for s in range(first, last + 1):
+            style = "bold blue" if is_night(s) else "bold yellow"
+            if s >= 43:
+                style += " underline"
+            line.append(f"{s:>2}", style=style)
+            if s in EVENT_LINES:
+                line.append("|", style="dim red" if s in crossed else "bold red")
+            else:
+                line.append(" ")
+        out.append_text(line)
+        out.append("\n")
+        for k in range(height):
+            line = Text()
+            for s in range(first, last + 1):
+                seats = on.get(s, [])
+                if k < len(seats):
+                    seat = seats[k]
+                    ended = seat < len(players) and players[seat].get("ended")
+                    style = seat_style(seat) + (" dim" if ended else "")
+                    style += " reverse" if seat == me else ""
+                    line.append(f"P{seat + 1}", style=style)
+                else:
+                    line.append("  ")
+                line.append(" ")
+            out.append_text(line)
+            out.append("\n")
+    turn = view.get("turn")
+    if turn:
+        out.append(
+            f"Turn {turn['number']}: {who(turn['seat'], me)} from space {turn['start']} "
+            f"({turn['time']}), phase {turn['phase']}, "
+            f"{turn['drive_hours']} h driven + {turn['action_hours']} h of actions"
+        )
+    return out
+
+
+# --- events, evidence, decks --------------------------------------------------------------------
+
+
+def events(view: View) -> RenderableType:
+    ev = view.get("events") or {}
+    me = my_seat(view)
+    out = Text("Event slots\n", style="bold")
+    for i, slot in enumerate(ev.get("slots") or [], start=1):
+        out.append(f"#{i} ", style="bold white on dark_red")
+        if slot is None:
+            out.append(" empty\n", style="dim")
+            continue
+        card = str(slot["card"])
+        name, effect, resolve, rewards = EVENTS.get(card, (card, "", "", ""))
+        out.append(f" {card} {name}", style="bold")
+        out.append(f": {effect}; {resolve} -> {rewards}\n")
+        out.append("    tokens " + " ".join(at(b) for b in slot.get("tokens") or ()))
+        if slot.get("removed_by"):
+            out.append("; removed by " + " ".join(who(s, me) for s in slot["removed_by"]))
+        if slot.get("deadline") is not None:
+            out.append(f"; deadline {slot['deadline']}", style="bold red")
+        if slot.get("card_mobsters"):
+            out.append("; on the card ")
+            for colour in slot["card_mobsters"]:
+                out.append_text(mobster(colour))
+        out.append("\n")
+    return out
+
+
+def evidence(view: View, checked: Checked) -> RenderableType:
+    me = my_seat(view)
+    traits: dict[str, str] = (view.get("you") or {}).get("traits") or {}
+    out = Text("Evidence\n", style="bold")
+    for e in view.get("evidence") or ():
+        name = str(e["evidence"])
+        clues, needed = int(e["clues"]), int(e["needed"])
+        out.append(f"{name.capitalize():<10}")
+        out.append("■" * min(clues, needed), style="bold green")
+        out.append("□" * max(needed - clues, 0), style="dim")
+        out.append(f" {clues}/{needed}")
+        if e.get("holder") is not None:
+            out.append(f"  solved, held by {who(e['holder'], me)}", style="bold")
+        if name in traits:
+            out.append(f"  you know: {traits[name]}", style="bold green")
+            out.append_text(checked.mark(checked.trait(name)))
+        out.append("\n")
+    bag = view.get("bag") or {}
+    sus, force = view.get("suspects") or {}, view.get("force") or {}
+    out.append("Bag ")
+    for colour in ("red", "blue", "gray"):
+        out.append_text(mobster(colour))
+        out.append(f"{bag.get(colour, 0)} ")
+    out.append(
+        f" Suspect deck {sus.get('deck', 0)} (out of game {sus.get('out_of_game', 0)})"
+        f"  Force deck {force.get('deck', 0)}, discard {len(force.get('discard') or ())}"
+        f"  Event deck {(view.get('events') or {}).get('deck', 0)}\n"
+    )
+    if force.get("pool"):
+        out.append("Pool: " + ", ".join(force_name(c) for c in force["pool"]) + "\n")
+    proofs = view.get("proofs") or []
+    if proofs:
+        out.append("Revealed in public: ")
+        for p in proofs:
+            label = str(p["label"]).removeprefix("token/")
+            out.append(f"({label})={p['value']}")
+            out.append_text(checked.mark(p["label"] in checked.labels))
+            out.append("  ")
+        out.append("\n")
+    return out
+
+
+# --- officers -----------------------------------------------------------------------------------
+
+
+def _clues(p: dict[str, Any]) -> Text:
+    """A mat's clue tokens: I rows, W columns, S search sides, K stakeout values, H holding."""
+    out = Text()
+    if p.get("informants"):
+        out.append("I" + ",".join(str(r) for r in p["informants"]) + " ")
+    if p.get("witnesses"):
+        out.append("W" + ",".join(str(c) for c in p["witnesses"]) + " ")
+    if p.get("search"):
+        out.append("S")
+        for ok in p["search"]:
+            out.append("+" if ok else "-", style="green" if ok else "red")
+        out.append(" ")
+    if p.get("stakeout"):
+        out.append("K" + ",".join(str(v) for v in p["stakeout"]) + " ")
+    if p.get("holding_tokens"):
+        out.append("H")
+        for colour in p["holding_tokens"]:
+            out.append(MOBSTER_LETTERS.get(colour, "?"), style=MOBSTER_STYLES.get(colour, ""))
+    return out if out.plain else Text("-", style="dim")
+
+
+def officers(view: View) -> RenderableType:
+    players = view.get("players") or []
+    me = my_seat(view)
+    table = Table(
+        title="Officers  (clues: I rows, W columns, S search, K stakeout, H holding)",
+        title_style="bold",
+        title_justify="left",
+        box=None,
+        padding=(0, 1),
+        collapse_padding=True,
+        pad_edge=False,
+        header_style="bold underline",
+    )
+    for head in ("", "ability", "hr", "bdg", "car", "arr", "hld", "clues", "evidence",
+                 "sus", "frc", ""):  # fmt: skip
+        table.add_column(head, no_wrap=True)
+    for p in players:
+        seat = int(p["seat"])
+        arrests = Text()
+        for colour in ("red", "blue", "gray"):
+            if colour in p.get("arrests") or ():
+                arrests.append(MOBSTER_LETTERS[colour], style=MOBSTER_STYLES[colour])
+            else:
+                arrests.append(".", style="dim")
+        state = "ended" if p.get("ended") else ""
+        if p.get("accused"):
+            state += " accused"
+        table.add_row(
+            Text(who(seat, me), style=seat_style(seat)),
+            ABILITIES.get(str(p.get("ability")), (str(p.get("ability")), ""))[0],
+            str(p.get("space")),
+            str(p.get("badge")),
+            at(p.get("car") or ("?", "?")),
+            arrests,
+            mobster(p["holding"]) if p.get("holding") else Text("-", style="dim"),
+            _clues(p),
+            Text(" ".join(str(e)[:4] for e in p.get("evidence") or ()) or "-", style="bold"),
+            str(p.get("suspects")),
+            str(p.get("force")),
+            state.strip(),
+        )
+    return table

@@ -1,0 +1,253 @@
+"""The terminal client (``echo-ridge play`` / ``watch``) driven headless with textual's pilot
+against real server processes: a whole game played through the lobby and the menu, and a
+spectator watching a running table to its end; then, with no server, every view of a simulated
+game through the renderers and the menu, and the alarm of a failed reveal check."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual.app import App
+from textual.pilot import Pilot
+from textual.widgets import Button, RadioSet, Static
+
+from echoridge.rules.views import SPECTATOR
+from echoridge.rules.views import Seat as SeatViewer
+from echoridge.rules.views import view as project
+from echoridge.simulate import game_seed, play_random
+from echoridge_client.errors import RevealError
+from echoridge_client.lobby import Lobby
+from echoridge_client.reveals import Verifier
+from echoridge_client.session import Seat
+from echoridge_client.tui import EchoRidgeApp, panels, render
+from echoridge_client.tui.data import suspect_name
+from echoridge_client.tui.describe import describe, menu_order, prompt
+from echoridge_client.tui.game import AlertScreen, GameScreen, ResultScreen
+from echoridge_client.tui.journal import changes
+from echoridge_client.tui.screens import LobbyScreen, WaitingScreen
+from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
+
+SIZE = (200, 60)
+
+
+@pytest.fixture
+def server(servers: Callable[..., ServerProcess]) -> ServerProcess:  # noqa: F811
+    return servers("--bot-delay", "0")
+
+
+async def until(
+    pilot: Pilot[Any], predicate: Callable[[], bool], what: str, timeout: float = 20.0
+) -> None:
+    try:
+        async with asyncio.timeout(timeout):
+            while not predicate():
+                await pilot.pause(0.02)
+    except TimeoutError:
+        raise AssertionError(f"timed out waiting for {what}") from None
+
+
+def plain(renderable: Any) -> str:
+    console = Console(width=200, file=io.StringIO(), record=True, color_system=None)
+    console.print(renderable)
+    return console.export_text()
+
+
+def text_of(screen: Any, selector: str) -> str:
+    """What a Static of the screen shows, as plain text."""
+    return plain(screen.query_one(selector, Static).content)
+
+
+async def test_play_a_whole_game_from_the_lobby_through_the_menu(server: ServerProcess) -> None:
+    app = EchoRidgeApp(server.url, name="Tester")
+    async with asyncio.timeout(80), app.run_test(size=SIZE) as pilot:
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, LobbyScreen) and app.ctx.lobby is not None,
+            "the lobby connects",
+        )
+        await pilot.click("#seats-4")
+        assert app.screen.query_one("#seats", RadioSet).pressed_index == 3
+        await pilot.click("#create")
+        await until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
+        waiting = app.screen
+        assert isinstance(waiting, WaitingScreen)
+        table = app.ctx.table
+        assert table and table in text_of(waiting, "#table-info")
+
+        for n, button in enumerate(("#add-random", "#add-random", "#add-greedy"), start=1):
+            widget = waiting.query_one(button, Button)
+            # a button ignores clicks for 0.2 s after a press (its "active" look)
+            await until(pilot, lambda: not widget.has_class("-active"), "a button at rest")  # noqa: B023
+            await pilot.click(button)
+            await until(pilot, lambda: waiting.bots == n, "a bot is added")  # noqa: B023
+        await until(pilot, lambda: not waiting.busy and waiting.taken == 4, "four seats taken")
+        assert "4/4" in text_of(waiting, "#table-info")
+        await pilot.click("#start")
+
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+        game = app.screen
+        assert isinstance(game, GameScreen) and not game.read_only
+        await until(pilot, lambda: not game.dirty, "the first drawing")
+        city = text_of(game, "#city")
+        assert "HQ" in city and "row 5" in city and "col 5" in city
+        assert "Time track" in text_of(game, "#track")
+
+        moves = 0
+        while not isinstance(app.screen, ResultScreen):
+            await until(
+                pilot,
+                lambda: game.ready or isinstance(app.screen, ResultScreen),
+                "a menu or the result",
+                timeout=30,
+            )
+            if isinstance(app.screen, ResultScreen):
+                break
+            sent = game.sent
+            await pilot.press("enter")  # the first (highlighted) entry of the menu
+            await until(pilot, lambda: game.sent > sent, "the choice is sent")  # noqa: B023
+            moves += 1
+
+        result = app.screen
+        assert isinstance(result, ResultScreen)
+        session = app.ctx.session
+        assert session is not None and session.over and session.error is None
+        murderer = session.view["result"]["murderer"]
+        summary = result.summary.plain
+        assert "GAME OVER" in summary
+        assert f"The murderer was {murderer} {suspect_name(murderer)}" in summary
+        assert moves >= 5
+        assert any(line.startswith("-- Turn") for line in game.log_lines)
+        assert "The game begins: someone has been murdered in Echo Ridge." in game.log_lines
+        assert any(line.startswith("Game over.") for line in game.log_lines)
+        hand = session.you.get("suspects") or []
+        if hand:  # every card drawn was checked against its commitment, and says so
+            assert f"{hand[0]} {suspect_name(hand[0])} ✓" in text_of(game, "#you")
+
+        await pilot.press("b")  # back to the final board
+        assert app.screen is game
+
+
+async def test_watch_renders_a_running_table(server: ServerProcess) -> None:
+    lobby = await Lobby.connect(server.url)
+    table = (await lobby.create(2)).table
+    token = (await lobby.join(table, "person")).token
+    await lobby.add_bot(table, token, "greedy")
+    seat = await Seat.sit(server.url, table, token)
+    await lobby.start(table, token)
+    await seat.wait(lambda: seat.status == "playing", 10)
+
+    async def play_first_entries() -> None:
+        while not seat.over:
+            legal = seat.legal
+            if not legal:
+                await seat.wait(lambda v=seat.version: seat.version != v or seat.over)
+                continue
+            await seat.act(legal[-1])  # a Coffee Break or the like: a short, quick game
+
+    app = EchoRidgeApp(server.url, watch=table)
+    player: asyncio.Task[None] | None = None
+    try:
+        async with asyncio.timeout(60), app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+            game = app.screen
+            assert isinstance(game, GameScreen) and game.read_only
+            await until(pilot, lambda: not game.dirty, "the first drawing")
+            city = text_of(game, "#city")
+            assert "HQ" in city and "car " in city and "row 5" in city
+            assert "Spectating" in text_of(game, "#prompt")
+            assert "Spectating" in text_of(game, "#you")
+            assert "P2" in text_of(game, "#officers")
+            assert game.commands == []
+
+            player = asyncio.create_task(play_first_entries())
+            await until(
+                pilot, lambda: isinstance(app.screen, ResultScreen), "the game's end", timeout=40
+            )
+            result = app.screen
+            assert isinstance(result, ResultScreen)
+            murderer = seat.view["result"]["murderer"]
+            assert "GAME OVER" in result.summary.plain and murderer in result.summary.plain
+            assert any(line.startswith("-- Turn") for line in game.log_lines)
+            assert app.ctx.session is not None and app.ctx.session.error is None
+            await pilot.pause(0.3)  # let the result screen settle before the app exits
+    finally:
+        if player is not None:
+            player.cancel()
+        await seat.close()
+        await lobby.close()
+
+
+def test_every_view_of_a_simulated_game_renders_and_every_command_reads() -> None:
+    """No server: every view of a random 3-player game, for each seat and a spectator, goes
+    through the renderers, the log and the menu's descriptions; reveals the verifier checked
+    are marked ✓."""
+    verifiers = [Verifier() for _ in range(3)]
+    before: list[dict[str, Any] | None] = [None] * 4
+    kinds: set[str] = set()
+    lines: list[str] = []
+    state = None
+    for _command, _events, state in play_random(3, game_seed(7, 0)):
+        for i, viewer in enumerate([SeatViewer(0), SeatViewer(1), SeatViewer(2), SPECTATOR]):
+            v = project(state, viewer)
+            checked = render.Checked()
+            if i < 3:
+                verifiers[i].check(v)
+                checked = render.Checked.of(verifiers[i])
+            for part in (
+                render.city(v, checked),
+                render.track(v),
+                render.events(v),
+                render.evidence(v, checked),
+                render.officers(v),
+                panels.you(v, checked),
+            ):
+                plain(part)
+            prompt(v)
+            legal = (v.get("you") or {}).get("legal") or []
+            assert sorted(menu_order(v, legal)) == list(range(len(legal)))
+            for cmd in legal:
+                kinds.add(cmd["type"])
+                assert describe(cmd, v)
+            new_lines = changes(before[i], v)
+            if i == 0:
+                lines += new_lines
+            before[i] = v
+    assert state is not None
+    final = project(state, SeatViewer(0))
+    assert final["status"] == "over"
+    murderer = final["result"]["murderer"]
+    assert f"The murderer was {murderer} {suspect_name(murderer)}" in panels.result(final).plain
+    assert {"drive", "coffee_break", "accuse"} <= kinds
+    assert any(line.startswith("-- Turn") for line in lines)
+    hand = final["you"]["suspects"]
+    if hand:
+        you = plain(panels.you(final, render.Checked.of(verifiers[0])))
+        assert f"{hand[0]} {suspect_name(hand[0])} ✓" in you
+
+
+async def test_a_failed_reveal_check_raises_the_alarm() -> None:
+    """A session whose verifier caught a bad reveal: the game screen says so, loudly."""
+
+    class Stub:
+        table, version, verifier, on_update = "t-stub", 1, None, None
+        view: dict[str, Any] = {"status": "playing", "you": None}  # noqa: RUF012
+        error: BaseException | None = None
+
+    stub = Stub()
+    app: App[None] = App()
+    async with app.run_test(size=SIZE) as pilot:
+        game = GameScreen(stub, read_only=True)  # type: ignore[arg-type]
+        await app.push_screen(game)
+        await pilot.pause(0.2)
+        stub.error = RevealError("deck/3 = S07 does not open its commitment")
+        await until(pilot, lambda: isinstance(app.screen, AlertScreen), "the alarm")
+        assert "REVEAL CHECK FAILED" in text_of(app.screen, "#alarm")
+        assert "deck/3 = S07" in text_of(app.screen, "#alarm")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is game, "the alarm is dismissed")
+        assert "REVEAL CHECK FAILED" in text_of(game, "#alert")
