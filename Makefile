@@ -26,6 +26,7 @@ bench: $(STAMP)
 	$(PY) bench/rules_bench.py
 	$(PY) bench/store_bench.py
 	$(PY) bench/protocol_bench.py
+	$(PY) bench/load_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

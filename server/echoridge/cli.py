@@ -7,6 +7,9 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
+
+DEFAULT_URL = "ws://127.0.0.1:8765/ws"  # play: the server of `make run`
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,8 +62,52 @@ def main(argv: list[str] | None = None) -> int:
         "--transcripts", metavar="DIR", help="write each finished game's public transcript here"
     )
 
-    ver = sub.add_parser("verify", help="verify finished games' transcripts")
-    ver.add_argument("files", nargs="+", metavar="FILE", help="transcript JSON files")
+    ver = sub.add_parser(
+        "verify",
+        help="verify finished games' transcripts",
+        usage="echo-ridge verify FILE [FILE ...] | echo-ridge verify URL TABLE [TABLE ...]",
+    )
+    ver.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="transcript JSON files; or a server's ws:// or wss:// URL followed by table ids "
+        "(their transcripts are downloaded)",
+    )
+
+    ply = sub.add_parser("play", help="play in the terminal: lobby, table, game (textual)")
+    ply.add_argument("url", nargs="?", default=DEFAULT_URL, metavar="URL", help="the server")
+    ply.add_argument("--name", default=None, help="your display name (default: your login)")
+    wat = sub.add_parser("watch", help="watch a table in the terminal as a spectator")
+    wat.add_argument("url", metavar="URL", help="the server, ws://HOST:PORT/ws")
+    wat.add_argument("table", metavar="TABLE", help="the table id")
+
+    bots = sub.add_parser("bots", help="play games with remote bots over the network and report")
+    bots.add_argument("url", metavar="URL", help="the server, ws://HOST:PORT/ws")
+    bots.add_argument("--tables", type=int, default=1, help="tables to create and play")
+    bots.add_argument("--players", type=int, default=4, choices=range(1, 5), help="seats per table")
+    bots.add_argument("--spectators", type=int, default=0, help="spectators per table")
+    bots.add_argument("--bot", choices=("random", "greedy"), default="random", help="policy")
+    bots.add_argument(
+        "--subprotocol",
+        choices=("msgpack", "json", "mixed"),
+        default="msgpack",
+        help="mixed: alternate between the two, connection by connection",
+    )
+    bots.add_argument(
+        "--concurrency", type=int, default=0, help="tables in play at once (0: all)"
+    )
+    bots.add_argument(
+        "--rate",
+        type=float,
+        default=9.0,
+        help="messages per second per connection (0: unpaced; the server allows "
+        "--commands-per-second, 10 by default)",
+    )
+    bots.add_argument(
+        "--timeout", type=float, default=600.0, metavar="SECONDS", help="per table"
+    )
+    bots.add_argument("--seed", type=int, default=None, help="fix client seeds and policies")
 
     args = parser.parse_args(argv)
     if args.command == "serve":
@@ -92,20 +139,77 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report, sort_keys=True))
         return 0 if report["errors"] == 0 and report["finished"] == report["games"] else 1
     if args.command == "verify":
+        if args.files[0].startswith(("ws://", "wss://")):
+            if len(args.files) < 2:
+                parser.error("verify URL TABLE: name at least one table")
+            return verify_tables(args.files[0], args.files[1:])
         return verify_files(args.files)
+    if args.command in ("play", "watch"):
+        from echoridge_client.tui import play, watch
+
+        if args.command == "play":
+            return play(args.url, args.name)
+        return watch(args.url, args.table)
+    if args.command == "bots":
+        from echoridge_client.loadbots import BotOptions
+        from echoridge_client.loadbots import main as bots_main
+
+        return bots_main(
+            BotOptions(
+                url=args.url,
+                tables=args.tables,
+                players=args.players,
+                spectators=args.spectators,
+                bot=args.bot,
+                subprotocol=args.subprotocol,
+                concurrency=args.concurrency,
+                rate=args.rate,
+                timeout=args.timeout,
+                seed=args.seed,
+            )
+        )
     return 2
 
 
 def verify_files(files: list[str]) -> int:
     """Check each transcript (protocol checks, then a replay through the engine)."""
+    transcripts: list[tuple[str, Any]] = []
+    for name in files:
+        try:
+            transcripts.append((name, json.loads(Path(name).read_text())))
+        except (OSError, ValueError) as exc:
+            transcripts.append((name, f"cannot read it: {exc}"))
+    return _verify(transcripts)
+
+
+def verify_tables(url: str, tables: list[str]) -> int:
+    """Download each finished table's transcript from the server, and check it the same way."""
+    import asyncio
+
+    from echoridge_client.errors import ClientError
+    from echoridge_client.loadbots import download_transcripts
+
+    try:
+        downloaded = asyncio.run(download_transcripts(url, tables))
+    except (ClientError, OSError, TimeoutError) as exc:
+        print(f"FAILED: cannot download from {url}: {exc}")
+        return 1
+    return _verify(
+        [
+            (table, got if isinstance(got, dict) else f"cannot download it: {got}")
+            for table, got in zip(tables, downloaded, strict=True)
+        ]
+    )
+
+
+def _verify(transcripts: list[tuple[str, Any]]) -> int:
+    """Print a line per transcript (``(name, transcript or why it is missing)``)."""
     from echoridge.transcript import replay
 
     failed = 0
-    for name in files:
-        try:
-            transcript = json.loads(Path(name).read_text())
-        except (OSError, ValueError) as exc:
-            print(f"FAILED {name}: cannot read it: {exc}")
+    for name, transcript in transcripts:
+        if isinstance(transcript, str):
+            print(f"FAILED {name}: {transcript}")
             failed += 1
             continue
         report = replay(transcript)

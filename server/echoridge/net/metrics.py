@@ -47,6 +47,9 @@ COMMAND_BUCKETS: Final = (
 )
 """Bucket bounds of ``echoridge_command_seconds``, in seconds (+Inf is implied)."""
 
+LOOP_LAG_BUCKETS: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+"""Bucket bounds of ``echoridge_loop_lag_seconds``, in seconds (+Inf is implied)."""
+
 SESSIONS: Final = ("handshake", "lobby", "seat", "spectator")
 OUTCOMES: Final = ("accepted", "rejected", "duplicate", "stale")
 
@@ -382,3 +385,39 @@ def server_metrics() -> ServerMetrics:
         frames_out=frames_out,
         outbox_overflows=outbox_overflows,
     )
+
+
+# --- event-loop lag ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LoopLag:
+    """How late the event loop runs a periodic timer: the time a ready callback waits while the
+    loop is busy with others.  ``observe`` records one measurement in both metrics."""
+
+    seconds: Histogram
+    max: Gauge
+
+    def observe(self, late: float) -> None:
+        self.seconds.observe(late)
+        if late > self.max.value():
+            self.max.set(late)
+
+
+def loop_lag_metrics(registry: Registry) -> LoopLag:
+    """Register the event-loop lag metrics (``echoridge_loop_lag_seconds``, a histogram, and
+    ``echoridge_loop_lag_max_seconds``) in ``registry``; ``serve`` adds them to the server's."""
+    seconds = registry.register(
+        Histogram(
+            "echoridge_loop_lag_seconds",
+            "How late the event loop woke a periodic timer (every 100 ms), in seconds.",
+            LOOP_LAG_BUCKETS,
+        )
+    )
+    worst = registry.register(
+        Gauge(
+            "echoridge_loop_lag_max_seconds",
+            "The largest event-loop lag measured since the server started, in seconds.",
+        )
+    )
+    return LoopLag(seconds, worst)

@@ -1,0 +1,135 @@
+"""``echo-ridge bots`` and ``echo-ridge verify URL TABLE`` against real server processes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from echoridge.cli import main
+from echoridge_client.loadbots import BotOptions, percentile, run_tables
+from echoridge_client.lobby import Lobby
+from tests.e2e.conftest import ServerProcess, server, servers  # noqa: F401
+
+
+def bots(*args: str, timeout: float = 300) -> tuple[int, dict[str, Any], str]:
+    """Run ``echo-ridge bots`` as a command: exit status, its JSON line, stderr."""
+    done = subprocess.run(
+        [sys.executable, "-m", "echoridge.cli", "bots", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 1, done.stdout + done.stderr
+    return done.returncode, json.loads(lines[0]), done.stderr
+
+
+@pytest.mark.parametrize("subprotocol", ["msgpack", "json"])
+def test_bots_play_verify_and_report(server: ServerProcess, subprotocol: str) -> None:  # noqa: F811
+    status, report, err = bots(
+        server.url,
+        *("--tables", "3", "--players", "2", "--spectators", "1"),
+        *("--subprotocol", subprotocol, "--rate", "0", "--concurrency", "2"),
+    )
+    assert status == 0, (report, err)
+    assert report["tables"] == report["finished"] == report["verified"] == 3
+    assert report["errors"] == 0 and "error_samples" not in report
+    assert report["verify"] == "replay"
+    assert report["connections"] == 3 * 3
+    accepted = report["accepted"]
+    assert accepted > 0 and report["rejected"] == 0
+    assert report["commands"] == accepted + report["stale"]
+    # Each of the 3 sessions of a table gets a delta per version (commands and the start).
+    assert report["deliveries"] >= 3 * accepted
+    assert 0 < report["p50_ms"] <= report["p99_ms"] <= report["max_ms"]
+    assert report["seconds"] > 0
+    sub = {"msgpack": "echoridge.v1.msgpack", "json": "echoridge.v1.json"}[subprotocol]
+    assert set(report["delta_bytes"]) == {sub}
+
+
+async def test_mixed_subprotocols_greedy_bots_and_verify_url(
+    server: ServerProcess,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    options = BotOptions(
+        server.url, tables=2, players=3, spectators=2, bot="greedy", subprotocol="mixed",
+        rate=0, seed=7,
+    )  # fmt: skip
+    report, runs = await run_tables(options)
+    assert report["finished"] == report["verified"] == 2 and report["errors"] == 0
+    assert set(report["delta_bytes"]) == {"echoridge.v1.msgpack", "echoridge.v1.json"}
+    assert report["greedy_fallbacks"] == 0
+
+    # `echo-ridge verify URL TABLE` on one of them.
+    table = runs[0].table
+    capsys.readouterr()
+    assert await _verify(server.url, table) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"verified {table}: ") and " commands, " in out
+    assert await _verify(server.url, runs[0].table, runs[1].table) == 0
+
+
+async def _verify(url: str, *tables: str) -> int:
+    """``echo-ridge verify URL TABLE...`` (it runs its own event loop: in a thread)."""
+    return await asyncio.to_thread(main, ["verify", url, *tables])
+
+
+async def test_verify_url_reports_a_table_that_is_not_finished_or_unknown(
+    server: ServerProcess,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    lobby = await Lobby.connect(server.url)
+    try:
+        table = (await lobby.create(2)).table
+        await lobby.join(table, "someone")
+    finally:
+        await lobby.close()
+    assert await _verify(server.url, table, "t-nosuchtable") == 1
+    out = capsys.readouterr().out
+    assert f"FAILED {table}: cannot download it: table/not_finished" in out
+    assert "FAILED t-nosuchtable: cannot download it: table/not_found" in out
+
+
+def test_bots_pace_themselves_under_a_default_rate_limit(
+    servers: Callable[..., ServerProcess],  # noqa: F811
+) -> None:
+    """Against a server that allows 10 messages a second per connection (the default), the
+    default --rate of 9 a second keeps every command within the limit."""
+    limited = servers("--commands-per-second", "10")
+    status, report, err = bots(limited.url, "--tables", "2", "--players", "1", "--seed", "3")
+    assert status == 0, (report, err)
+    assert report["finished"] == report["verified"] == 2 and report["errors"] == 0
+    assert report["rate"] == 9.0 and report["rejected"] == 0
+    # Each seat sent at most 9 commands a second (the first at once).
+    assert report["play_seconds"] >= (report["commands"] / 2 - 1) / 9 * 0.9
+
+
+def test_bots_exit_non_zero_when_tables_fail(server: ServerProcess) -> None:  # noqa: F811
+    status, report, _ = bots(
+        server.url, "--tables", "2", "--players", "1", "--rate", "0", "--timeout", "0.05"
+    )
+    assert status == 1
+    assert report["errors"] == 2 and report["finished"] == 0 and report["verified"] == 0
+    assert "did not finish in 0.05 s" in report["error_samples"][0]
+
+
+def test_bots_refuse_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bots", "http://localhost:1/ws"]) == 2
+    assert "ws://" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["bots", "ws://localhost:1/ws", "--players", "5"])
+
+
+def test_percentile_is_nearest_rank() -> None:
+    assert percentile([], 99) == 0.0
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 50) == 50.0
+    assert percentile(values, 99) == 99.0
+    assert percentile(values, 100) == 100.0
+    assert percentile([3.0, 1.0, 2.0], 50) == 2.0
