@@ -1,14 +1,23 @@
 """The websocket server: one endpoint for the protocol (``/ws`` and ``/``), and on the same port
-plain HTTP for ``/healthz`` and ``/metrics``."""
+plain HTTP for ``/healthz``, ``/metrics``, the browser client (``/`` and the static files of
+``clients/web/``) and ``/api/spectators/TABLE`` (how many spectators watch a table on this node,
+as JSON, for the browser client: the protocol's views do not carry it)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import http
+import json
+import os
+import re
+import sys
 from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import unquote
 
 from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
 from websockets.exceptions import NegotiationError
 from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
@@ -22,6 +31,20 @@ from echoridge_protocol import messages as m
 log = get_logger("echoridge.net")
 
 WS_PATHS = ("/ws", "/")
+WEB_DIR_ENV = "ECHORIDGE_WEB_DIR"  # overrides where the browser client's files are
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".json": "application/json",
+    ".txt": "text/plain; charset=utf-8",
+    ".webmanifest": "application/manifest+json",
+}
+_HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+_TABLE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def select_subprotocol(
@@ -37,11 +60,18 @@ def select_subprotocol(
 class GameServer:
     """The running server of one node."""
 
-    def __init__(self, node: Node, metrics: ServerMetrics, limits: Limits | None = None) -> None:
+    def __init__(
+        self,
+        node: Node,
+        metrics: ServerMetrics,
+        limits: Limits | None = None,
+        web_root: Path | None = None,
+    ) -> None:
         self.node = node
         self.metrics = metrics
         self.limits = limits or Limits()
         self.sessions: set[Session] = set()
+        self.web = StaticFiles(web_root if web_root is not None else find_web_root())
         self._server: Server | None = None
 
     async def start(self, host: str, port: int) -> int:
@@ -82,15 +112,125 @@ class GameServer:
         if path == "/healthz":
             return connection.respond(http.HTTPStatus.OK, "ok\n")
         if path == "/metrics":
-            response = connection.respond(http.HTTPStatus.OK, self.metrics.registry.render())
-            response.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
-            return response
+            body = self.metrics.registry.render().encode()
+            return _respond(connection, body, "text/plain; version=0.0.4; charset=utf-8")
         upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
         if path in WS_PATHS and upgrade:
             return None
-        if path == "/" and not upgrade:
+        if path.startswith("/api/spectators/"):
+            return self._spectators(connection, path.removeprefix("/api/spectators/"))
+        if self.web.root is None and path == "/":
             return _page(connection)
-        return connection.respond(http.HTTPStatus.NOT_FOUND, "not found\n")
+        file = self.web.resolve(path)
+        if file is None:
+            return _not_found(connection)
+        try:
+            body = file.read_bytes()
+        except OSError:
+            return _not_found(connection)
+        response = _respond(connection, body, CONTENT_TYPES[file.suffix])
+        response.headers["Content-Security-Policy"] = content_security_policy(
+            request.headers.get("Host")
+        )
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["X-Frame-Options"] = "DENY"
+        return response
+
+    def _spectators(self, connection: ServerConnection, table: str) -> Response:
+        """How many spectator sessions this node has at ``table`` (other nodes not counted)."""
+        if not _TABLE.fullmatch(table):
+            return _not_found(connection)
+        count = sum(
+            1
+            for s in self.sessions
+            if s.kind == "spectator" and s.table == table and not s.closing
+        )
+        body = json.dumps({"table": table, "spectators": count}).encode()
+        response = _respond(connection, body, "application/json")
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+
+class StaticFiles:
+    """The browser client's files under ``root``: a URL path maps to a file only if every
+    segment is a plain name (no ``..``, no dot files, no empty segment), the file is inside
+    ``root`` once symlinks are resolved, and its suffix has a known content type."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root.resolve() if root is not None else None
+
+    def resolve(self, url_path: str) -> Path | None:
+        if self.root is None:
+            return None
+        try:
+            path = unquote(url_path, errors="strict")
+        except UnicodeDecodeError:
+            return None
+        if path == "/":
+            path = "/index.html"
+        if not path.startswith("/") or "\\" in path or "\x00" in path:
+            return None
+        parts = path[1:].split("/")
+        if any(not p or p.startswith(".") for p in parts):
+            return None
+        try:
+            file = self.root.joinpath(*parts).resolve()
+        except (OSError, ValueError):
+            return None
+        if not file.is_relative_to(self.root) or file.suffix not in CONTENT_TYPES:
+            return None
+        return file if file.is_file() else None
+
+
+def find_web_root() -> Path | None:
+    """Where ``clients/web`` is: ``$ECHORIDGE_WEB_DIR``; else beside the ``server`` folder this
+    package was loaded from (a source checkout, or an editable install); else
+    ``PREFIX/share/echo-ridge/web`` (where a packager may put it).  None: not found."""
+    import echoridge
+
+    candidates = []
+    if os.environ.get(WEB_DIR_ENV):
+        candidates.append(Path(os.environ[WEB_DIR_ENV]))
+    package = Path(echoridge.__file__).resolve().parent
+    candidates.append(package.parents[1] / "clients" / "web")
+    candidates.append(Path(sys.prefix) / "share" / "echo-ridge" / "web")
+    for candidate in candidates:
+        if (candidate / "index.html").is_file():
+            return candidate.resolve()
+    return None
+
+
+def content_security_policy(host: str | None) -> str:
+    """Only this origin, and websockets to the same host (ws: and wss:, for TLS proxies)."""
+    connect = "'self'"
+    if host and _HOST.fullmatch(host):
+        connect += f" ws://{host} wss://{host}"
+    return (
+        f"default-src 'self'; connect-src {connect}; img-src 'self' data:; "
+        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    )
+
+
+def _respond(connection: ServerConnection, body: bytes, content_type: str) -> Response:
+    """A 200 response with ``body``.  (``Headers`` is a multi-map: assigning a name adds a
+    header, so the headers of ``respond`` are rebuilt rather than overwritten.)"""
+    response = connection.respond(http.HTTPStatus.OK, "")
+    replaced = ("content-length", "content-type")
+    response.headers = Headers(
+        [(k, v) for k, v in response.headers.raw_items() if k.lower() not in replaced]
+    )
+    response.headers["Content-Length"] = str(len(body))
+    response.headers["Content-Type"] = content_type
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.body = body
+    return response
+
+
+def _not_found(connection: ServerConnection) -> Response:
+    response = connection.respond(http.HTTPStatus.NOT_FOUND, "not found\n")
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 def _page(connection: ServerConnection) -> Response:
@@ -98,5 +238,7 @@ def _page(connection: ServerConnection) -> Response:
         "Echo Ridge game server.\n"
         "Connect a client to ws://HOST:PORT/ws with the subprotocol echoridge.v1.msgpack or "
         "echoridge.v1.json (protocol/SPEC.md).\n"
+        f"The browser client was not found: set {WEB_DIR_ENV} to the clients/web folder of a "
+        "source checkout.\n"
     )
     return connection.respond(http.HTTPStatus.OK, body)
