@@ -1,0 +1,51 @@
+// The browser client's entry point: a hash router over the lobby (#/), a seat
+// (#/table/<id>: the invite link) and a spectator (#/watch/<id>).
+
+import { Lobby } from "./connection.js";
+import { LobbyPage } from "./lobby.js";
+import { TablePage } from "./table.js";
+
+const root = document.getElementById("app");
+const lobby = new Lobby();
+let page = null;
+
+function route() {
+  const hash = location.hash || "#/";
+  const match = hash.match(/^#\/(table|watch)\/([A-Za-z0-9_-]{1,64})$/);
+  if (page) page.close();
+  document.getElementById("decision")?.remove();
+  if (match) {
+    const [, kind, table] = match;
+    page = new TablePage(root, { table, lobby, spectate: kind === "watch", navigate });
+    document.title = `Echo Ridge — ${kind === "watch" ? "watching" : "table"} ${table}`;
+  } else {
+    page = new LobbyPage(root, { lobby, navigate });
+    document.title = "Echo Ridge";
+  }
+  page.open();
+  window.echoridge.page = page;
+}
+
+// Goes to `hash`; `again` reopens the page even when the hash is the same.
+function navigate(hash, again = false) {
+  if (location.hash === hash || again) {
+    if (location.hash !== hash) history.pushState(null, "", hash);
+    route();
+  } else {
+    location.hash = hash;
+  }
+}
+
+// For the curious and for tests: the page and its session (read-only use).
+window.echoridge = {
+  page: null,
+  get session() {
+    return this.page && this.page.session ? this.page.session : null;
+  },
+};
+
+window.addEventListener("hashchange", route);
+window.addEventListener("pagehide", () => {
+  if (page && page.session) page.session.save();
+});
+route();

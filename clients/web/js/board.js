@@ -1,0 +1,154 @@
+// The city as SVG (rules.md §2): 5x5 blocks with their names, mobsters (colour AND letter AND
+// pattern, for colour-blind players), face-down or known clue tokens, event tokens, cars and
+// HQ; the Informant tokens beside the rows and the Witness tokens beside the columns.
+// Blocks the player may pick now (a Drive, a Force card's block, a peek) are buttons.
+
+import { s } from "./dom.js";
+import { at, clueWords } from "./describe.js";
+
+const W = 120;
+const H = 100;
+const LEFT = 40;
+const TOP = 34;
+export const MOBSTER_LETTER = { red: "R", blue: "B", gray: "G" };
+export const SEAT_LETTER = ["1", "2", "3", "4"];
+
+function defs() {
+  return s("defs", {},
+    s("pattern", { id: "pat-red", width: 8, height: 8, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" },
+      s("rect", { width: 8, height: 8, class: "mob-red" }),
+      s("rect", { width: 3, height: 8, class: "mob-stripe" })),
+    s("pattern", { id: "pat-blue", width: 8, height: 8, patternUnits: "userSpaceOnUse" },
+      s("rect", { width: 8, height: 8, class: "mob-blue" }),
+      s("circle", { cx: 4, cy: 4, r: 1.6, class: "mob-dot" })),
+    s("pattern", { id: "pat-gray", width: 6, height: 6, patternUnits: "userSpaceOnUse" },
+      s("rect", { width: 6, height: 6, class: "mob-gray" }),
+      s("path", { d: "M0 3H6M3 0V6", class: "mob-grid" })));
+}
+
+export function mobsterMark(colour, x, y, r = 16) {
+  return s("g", { class: `mobster mobster-${colour}` },
+    s("circle", { cx: x, cy: y, r, fill: `url(#pat-${colour})`, class: "mob-edge" }),
+    s("text", { x, y: y + r * 0.36, class: "mob-letter", "font-size": r * 1.05, "text-anchor": "middle" },
+      MOBSTER_LETTER[colour] || "?"));
+}
+
+function clueMark(clue, block, verifier, x, y) {
+  const letter = clue.kind === "search" ? "S" : "K";
+  const known = clue.value !== null && clue.value !== undefined;
+  const shown = !known ? "?" : clue.kind === "search" ? (clue.value ? "+" : "−") : String(clue.value);
+  const g = s("g", { class: `clue ${known ? "clue-known" : "clue-down"}`, "data-clue": `${clue.kind}:${known ? clue.value : "?"}` },
+    s("rect", { x, y, width: 34, height: 28, rx: 4 }),
+    s("text", { x: x + 17, y: y + 19, "text-anchor": "middle" }, letter + shown));
+  if (known && verifier && verifier.token(block)) {
+    g.append(s("text", { x: x + 36, y: y + 10, class: "verified-mark" }, "✓"));
+  }
+  return g;
+}
+
+function carMark(seat, me, x, y) {
+  return s("g", { class: `car seat-${seat}${seat === me ? " car-you" : ""}`, "data-car": seat },
+    s("rect", { x, y, width: 24, height: 16, rx: 5 }),
+    s("text", { x: x + 12, y: y + 12.5, "text-anchor": "middle" }, `P${seat + 1}`));
+}
+
+function eventMark(slot, x, y) {
+  const d = `M${x + 10} ${y} L${x + 20} ${y + 8} L${x + 10} ${y + 16} L${x} ${y + 8} Z`;
+  return s("g", { class: "event-token" },
+    s("path", { d }),
+    s("text", { x: x + 10, y: y + 11.5, "text-anchor": "middle" }, `${slot}`));
+}
+
+function describeBlock(b, players, me) {
+  const parts = [`${at(b.block)} ${b.name || ""}`.trim()];
+  if (b.hq) parts.push("Police HQ");
+  if (b.mobster) parts.push(`${b.mobster} mobster`);
+  if (b.clue) parts.push(clueWords(b.clue) + (b.clue.value === null ? ", face down" : ""));
+  if (b.events && b.events.length) parts.push(`event token of slot ${b.events.join(" and ")}`);
+  if (b.cars && b.cars.length) parts.push("cars: " + b.cars.map((c) => (c === me ? "yours" : `P${c + 1}`)).join(", "));
+  return parts.join("; ");
+}
+
+// targets: Map "c,r" -> {label, pick()}; the blocks that are buttons now.
+export function renderBoard(view, { me = null, targets = new Map(), verifier = null } = {}) {
+  const city = view.city || {};
+  const blocks = city.blocks || [];
+  const night = view.turn && view.turn.time === "night";
+  const svg = s("svg", {
+    viewBox: `0 0 ${LEFT + 5 * W + 6} ${TOP + 5 * H + 6}`,
+    class: `board${night ? " night" : ""}`,
+    role: "group",
+    "aria-label": `The city of Echo Ridge${night ? " at night" : ""}`,
+  }, defs());
+  if (blocks.length !== 25) {
+    svg.append(s("text", { x: 20, y: 60, class: "board-empty" }, "The city is dealt when the game starts."));
+    return svg;
+  }
+  const informants = new Set(city.informants || []);
+  const witnesses = new Set(city.witnesses || []);
+  for (let col = 1; col <= 5; col++) {
+    const x = LEFT + (col - 1) * W + W / 2 - 17;
+    const here = witnesses.has(col);
+    svg.append(s("g", { class: `side-token witness${here ? "" : " taken"}`, "data-witness": col },
+      s("title", {}, here ? `Witness token of column ${col}` : `column ${col}: Witness taken`),
+      s("rect", { x, y: 4, width: 34, height: 24, rx: 12 }),
+      s("text", { x: x + 17, y: 21, "text-anchor": "middle" }, here ? `W${col}` : `${col}`)));
+  }
+  for (let row = 1; row <= 5; row++) {
+    const y = TOP + (row - 1) * H + H / 2 - 12;
+    const here = informants.has(row);
+    svg.append(s("g", { class: `side-token informant${here ? "" : " taken"}`, "data-informant": row },
+      s("title", {}, here ? `Informant token of row ${row}` : `row ${row}: Informant taken`),
+      s("rect", { x: 3, y, width: 34, height: 24, rx: 4 }),
+      s("text", { x: 20, y: y + 17, "text-anchor": "middle" }, here ? `I${row}` : `${row}`)));
+  }
+  const players = view.players || [];
+  for (const b of blocks) {
+    const [c, r] = b.block;
+    const x = LEFT + (c - 1) * W;
+    const y = TOP + (r - 1) * H;
+    const key = `${c},${r}`;
+    const target = targets.get(key);
+    const g = s("g", {
+      class: `block${b.hq ? " hq" : ""}${target ? " target" : ""}`,
+      "data-block": key,
+      "data-mobster": b.mobster || "",
+    });
+    const label = describeBlock(b, players, me);
+    g.append(s("title", {}, target ? `${target.label}. ${label}` : label));
+    g.append(s("rect", { x: x + 2, y: y + 2, width: W - 4, height: H - 4, rx: 8, class: "cell" }));
+    const name = b.hq ? "POLICE HQ" : String(b.name || "");
+    g.append(s("text", { x: x + 9, y: y + 19, class: "block-name" }, name.length > 16 ? name.slice(0, 15) + "…" : name));
+    if (b.mobster) g.append(mobsterMark(b.mobster, x + 26, y + 48));
+    if (b.clue) g.append(clueMark(b.clue, b.block, verifier, x + 52, y + 33));
+    if (b.hq) {
+      (city.holding_tokens || []).forEach((colour, i) => {
+        g.append(s("g", { class: `holding-token mobster-${colour}` },
+          s("rect", { x: x + 52 + i * 20, y: y + 34, width: 18, height: 18, rx: 3, fill: `url(#pat-${colour})`, class: "mob-edge" }),
+          s("text", { x: x + 61 + i * 20, y: y + 47.5, class: "mob-letter small", "text-anchor": "middle" }, MOBSTER_LETTER[colour])));
+      });
+      if ((city.holding_tokens || []).length) {
+        g.append(s("text", { x: x + 52, y: y + 64, class: "tiny" }, "Holding tokens"));
+      }
+    }
+    (b.events || []).forEach((slot, i) => g.append(eventMark(slot, x + 8 + i * 24, y + 74)));
+    (b.cars || []).forEach((seat, i) => {
+      g.append(carMark(seat, me, x + W - 32 - (i % 2) * 27, y + 76 - Math.floor(i / 2) * 19));
+    });
+    if (target) {
+      g.setAttribute("tabindex", "0");
+      g.setAttribute("role", "button");
+      g.setAttribute("aria-label", `${target.label}. ${label}`);
+      g.dataset.key = `block-${key}`;
+      g.addEventListener("click", () => target.pick());
+      g.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          target.pick();
+        }
+      });
+    }
+    svg.append(g);
+  }
+  return svg;
+}

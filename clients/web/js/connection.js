@@ -1,0 +1,245 @@
+// One websocket speaking echoridge.v1.json (SPEC.md §2): a JSON text frame per message,
+// requests matched to replies by id (§4), and the lobby client built on it.
+
+export const SUBPROTOCOL = "echoridge.v1.json";
+export const PROTOCOL = "echoridge.v1";
+export const CLIENT = "echoridge-web/0.1.0";
+export const REPLY_SECONDS = 15;
+
+export function serverUrl() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}/ws`;
+}
+
+export class Refused extends Error {
+  // A request the server refused: its stable code (§11) and its sentence for people.
+  constructor(code, message) {
+    super(message || code);
+    this.name = "Refused";
+    this.code = code;
+  }
+}
+
+export class Lost extends Error {
+  constructor(message = "the connection was lost") {
+    super(message);
+    this.name = "Lost";
+  }
+}
+
+let counter = 0;
+const tabId = Math.random().toString(36).slice(2, 8);
+
+export function nextId(prefix = "r") {
+  counter += 1;
+  return `${prefix}-${tabId}-${counter}`;
+}
+
+export function hello(fields = {}) {
+  return { type: "hello", protocol: PROTOCOL, client: CLIENT, ...fields };
+}
+
+export class Connection {
+  constructor(url, { onMessage = () => {}, onClose = () => {} } = {}) {
+    this.url = url;
+    this.onMessage = onMessage;
+    this.onClose = onClose;
+    this.pending = new Map(); // request id -> {resolve, reject, timer}
+    this.ws = null;
+    this.closed = false;
+    this.closeCode = null;
+    this.bye = null; // the server's bye, if it sent one
+  }
+
+  open() {
+    return new Promise((resolve, reject) => {
+      let opened = false;
+      const ws = new WebSocket(this.url, [SUBPROTOCOL]);
+      this.ws = ws;
+      ws.addEventListener("open", () => {
+        opened = true;
+        resolve(this);
+      });
+      ws.addEventListener("message", (event) => this.receive(event.data));
+      ws.addEventListener("close", (event) => {
+        this.closed = true;
+        this.closeCode = event.code;
+        for (const { reject: fail, timer } of this.pending.values()) {
+          clearTimeout(timer);
+          fail(new Lost());
+        }
+        this.pending.clear();
+        if (!opened) reject(new Lost("could not connect"));
+        else this.onClose(event.code, event.reason);
+      });
+    });
+  }
+
+  receive(data) {
+    if (typeof data !== "string") return; // JSON frames are text (§2.1)
+    let message;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (!message || typeof message !== "object") return;
+    if (message.type === "bye") this.bye = message;
+    const waiting = message.id !== undefined ? this.pending.get(message.id) : undefined;
+    if (waiting) {
+      this.pending.delete(message.id);
+      clearTimeout(waiting.timer);
+      if (message.type === "error") waiting.reject(new Refused(message.code, message.message));
+      else waiting.resolve(message);
+      return;
+    }
+    this.onMessage(message);
+  }
+
+  send(message) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) throw new Lost();
+    this.ws.send(JSON.stringify(message));
+  }
+
+  // Sends a request with an id and resolves to the reply with that id (an `error` rejects).
+  request(message, seconds = REPLY_SECONDS) {
+    const id = message.id || nextId();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Lost("no reply from the server"));
+      }, seconds * 1000);
+      this.pending.set(id, { resolve, reject, timer });
+      try {
+        this.send({ ...message, id });
+      } catch (err) {
+        clearTimeout(timer);
+        this.pending.delete(id);
+        reject(err);
+      }
+    });
+  }
+
+  close(code = 1000, reason = "") {
+    if (this.ws && this.ws.readyState <= WebSocket.OPEN) this.ws.close(code, reason);
+  }
+}
+
+// Opens a connection and says hello; resolves to [connection, welcome].
+export async function openSession(url, fields, handlers) {
+  let first;
+  const welcomed = new Promise((resolve, reject) => {
+    first = { resolve, reject };
+  });
+  let waiting = true;
+  const connection = new Connection(url, {
+    onMessage: (message) => {
+      if (waiting) {
+        waiting = false;
+        if (message.type === "welcome") first.resolve(message);
+        else if (message.type === "error") first.reject(new Refused(message.code, message.message));
+        else first.reject(new Refused("protocol/wrong_session", `expected welcome, got ${message.type}`));
+        return;
+      }
+      handlers.onMessage(message);
+    },
+    onClose: (code, reason) => {
+      if (waiting) {
+        waiting = false;
+        first.reject(new Lost(`closed before the welcome (${code})`));
+      }
+      handlers.onClose(code, reason);
+    },
+  });
+  await connection.open();
+  connection.send(hello(fields));
+  const timer = setTimeout(() => {
+    if (waiting) {
+      waiting = false;
+      first.reject(new Lost("no welcome"));
+      connection.close(1000, "no welcome");
+    }
+  }, REPLY_SECONDS * 1000);
+  try {
+    return [connection, await welcomed];
+  } catch (err) {
+    connection.close(1000, "refused");
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// The lobby (§4): list, create, join, leave, start, add bots, transcripts. It connects on first
+// use and again after a drop.
+export class Lobby {
+  constructor(url = serverUrl()) {
+    this.url = url;
+    this.connection = null;
+    this.connecting = null;
+  }
+
+  async ensure() {
+    if (this.connection && !this.connection.closed) return this.connection;
+    if (!this.connecting) {
+      this.connecting = openSession(this.url, {}, { onMessage: () => {}, onClose: () => {} })
+        .then(([connection]) => {
+          this.connection = connection;
+          return connection;
+        })
+        .finally(() => {
+          this.connecting = null;
+        });
+    }
+    return this.connecting;
+  }
+
+  async request(message, seconds) {
+    for (let attempt = 0; ; attempt++) {
+      const connection = await this.ensure();
+      try {
+        return await connection.request(message, seconds);
+      } catch (err) {
+        if (!(err instanceof Lost) || attempt >= 1) throw err;
+      }
+    }
+  }
+
+  async result(message) {
+    const reply = await this.request(message);
+    if (reply.outcome === "rejected") throw new Refused(reply.code, reply.message);
+    return reply;
+  }
+
+  async tables() {
+    return (await this.request({ type: "list_tables" })).tables;
+  }
+
+  create(seats, { isPublic = true, spectators = true, delay = 0 } = {}) {
+    return this.request({ type: "create_table", seats, public: isPublic, spectators, spectator_delay: delay });
+  }
+
+  join(table, name, clientSeed) {
+    return this.request({ type: "join", table, name, client_seed: clientSeed });
+  }
+
+  leave(table, token) {
+    return this.result({ type: "leave", table, token });
+  }
+
+  start(table, token) {
+    return this.result({ type: "start", table, token });
+  }
+
+  addBot(table, token, kind) {
+    return this.result({ type: "add_bot", table, token, kind });
+  }
+
+  async transcript(table) {
+    return (await this.request({ type: "transcript", table }, 60)).transcript;
+  }
+
+  close() {
+    if (this.connection) this.connection.close(1000, "bye");
+  }
+}

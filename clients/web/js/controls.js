@@ -1,0 +1,202 @@
+// The seat's legal commands (`you.legal`, SPEC.md §5.1) as controls: Drive destinations,
+// action buttons, risk pickers, Force cards (with a block to choose when the card needs one),
+// Proceed; and the dialog for an owed decision (suspect gain, Interrogate, face-down slot
+// picking, discards, pool, traits, peeks, Rest Your Case, the accusation). Every control sends a
+// command exactly as the server listed it, and carries its commandKey as data-cmd.
+
+import { FORCE, forceName, suspectName, suspectTrait, EVIDENCE_ORDER, DECISIONS } from "./data.js";
+import {
+  accusationOrder, accuseNote, commandKey, describe, knownValueHere, mySeat, place, who,
+} from "./describe.js";
+import { h } from "./dom.js";
+
+const ACTION_ORDER = [
+  "arrest", "catch_informant", "catch_witness", "search_scene", "hold_mobster", "book_mobster",
+  "resolve_event", "coffee_break",
+];
+const RISKY = { call_for_backup: "Call for Backup", stakeout: "Stakeout" };
+
+function button(cmd, view, ctx, { label = describe(cmd, view), cls = "" } = {}) {
+  const key = commandKey(cmd);
+  return h("button", {
+    type: "button",
+    class: `cmd ${cls}`.trim(),
+    "data-cmd": key,
+    "data-key": `cmd-${key}`,
+    disabled: ctx.busy,
+    onclick: () => ctx.send(cmd),
+  }, label);
+}
+
+// The turn's controls (no decision owed). ctx: {send, busy, target, setTarget}.
+export function turnControls(view, legal, ctx) {
+  const out = [];
+  const used = new Set();
+  const take = (pred) => legal.filter((cmd, i) => {
+    if (used.has(i) || !pred(cmd)) return false;
+    used.add(i);
+    return true;
+  });
+
+  const proceed = take((c) => c.type === "proceed");
+  const drives = take((c) => c.type === "drive");
+  const force = take((c) => c.type === "play_force");
+  const risky = Object.fromEntries(Object.keys(RISKY).map((t) => [t, take((c) => c.type === t)]));
+  const actions = take((c) => ACTION_ORDER.includes(c.type))
+    .sort((a, b) => ACTION_ORDER.indexOf(a.type) - ACTION_ORDER.indexOf(b.type));
+  const others = take(() => true);
+
+  if (drives.length) {
+    const select = h("select", { id: "drive-select", "aria-label": "Drive to", "data-key": "drive-select", disabled: ctx.busy },
+      drives.map((cmd, i) => h("option", { value: String(i) }, describe(cmd, view))));
+    out.push(h("section", { class: "control-group drive" },
+      h("h3", {}, "Drive (optional)"),
+      h("p", { class: "hint" }, "Click a highlighted block on the map, or choose here. Then take an action."),
+      h("div", { class: "row" }, select,
+        h("button", { type: "button", class: "cmd", "data-key": "drive-go", disabled: ctx.busy, onclick: () => ctx.send(drives[Number(select.value)]) }, "Drive"))));
+  }
+  const riskGroups = [];
+  for (const [type, cmds] of Object.entries(risky)) {
+    if (!cmds.length) continue;
+    for (const nightShift of [false, true]) {
+      const group = cmds.filter((c) => Boolean(c.night_shift) === nightShift);
+      if (group.length) riskGroups.push(riskPicker(type, group, nightShift, view, ctx));
+    }
+  }
+  if (actions.length || riskGroups.length) {
+    out.push(h("section", { class: "control-group actions" },
+      h("h3", {}, drives.length ? "…or act now (ends the turn's driving)" : "Action"),
+      riskGroups,
+      h("div", { class: "buttons" }, actions.map((cmd) => button(cmd, view, ctx)))));
+  }
+  if (force.length) {
+    const byCard = new Map();
+    for (const cmd of force) {
+      if (!byCard.has(cmd.card)) byCard.set(cmd.card, []);
+      byCard.get(cmd.card).push(cmd);
+    }
+    const items = [];
+    for (const [card, cmds] of byCard) {
+      const effect = (FORCE[card] || ["", ""])[1];
+      if (cmds.length === 1 && !cmds[0].block) {
+        items.push(h("div", {}, button(cmds[0], view, ctx, { label: `Play ${forceName(card)}` }), h("small", {}, ` ${effect}`)));
+      } else {
+        const active = ctx.target && ctx.target.card === card;
+        items.push(h("div", {},
+          h("button", {
+            type: "button", class: `cmd${active ? " active" : ""}`, "data-cmd": `play_force:card=${card}`, "data-key": `force-${card}`,
+            "aria-pressed": active ? "true" : "false", disabled: ctx.busy,
+            onclick: () => ctx.setTarget(active ? null : { card, cmds, label: (c) => `Play ${forceName(card)} on ${place(view, c.block)}` }),
+          }, `Play ${forceName(card)}…`),
+          h("small", {}, ` ${effect}`),
+          active ? blockChooser(cmds, view, ctx, `Choose the block for ${forceName(card)}: click it on the map, or pick here.`) : null));
+      }
+    }
+    out.push(h("section", { class: "control-group force" }, h("h3", {}, "Force cards (cost no time)"), items));
+  }
+  if (proceed.length) {
+    out.push(h("section", { class: "control-group proceed" },
+      h("p", { class: "hint" }, "You may play a Force card now, or go on."),
+      h("div", { class: "buttons" }, proceed.map((cmd) => button(cmd, view, ctx, { label: "Proceed", cls: "primary" })))));
+  }
+  if (others.length) {
+    out.push(h("section", { class: "control-group other" }, h("div", { class: "buttons" }, others.map((cmd) => button(cmd, view, ctx)))));
+  }
+  return out;
+}
+
+function riskPicker(type, cmds, nightShift, view, ctx) {
+  const name = RISKY[type];
+  const known = type === "stakeout" ? knownValueHere(view) : null;
+  const help = type === "call_for_backup"
+    ? "Roll a die: success if it is at most the risk (then every mobster here and next door is apprehended, and you gain a Force card). You pay the risk in hours either way."
+    : "You see the token's value V: success if V is at most the risk (the token is yours, +1 badge). You pay the risk in hours either way.";
+  const label = `${name}${nightShift ? " (Night Shift)" : ""}`;
+  return h("fieldset", { class: "risk", "data-risk-group": type },
+    h("legend", {}, `${label}: choose the risk`),
+    h("p", { class: "hint" }, help, known !== null ? h("strong", {}, ` You know this token's value is ${known}.`) : null),
+    h("div", { class: "buttons" }, cmds.map((cmd) => {
+      const chance = type === "call_for_backup" ? ` (${Math.round(Math.min(cmd.risk, 6) / 6 * 100)}%)` : "";
+      return button(cmd, view, ctx, { label: `${cmd.risk}${chance}`, cls: "risk-button" });
+    })));
+}
+
+function blockChooser(cmds, view, ctx, text) {
+  return h("div", { class: "block-chooser" },
+    h("p", { class: "hint" }, text),
+    h("div", { class: "buttons" }, cmds.map((cmd) => button(cmd, view, ctx, { label: place(view, cmd.block) }))),
+    h("button", { type: "button", "data-key": "target-cancel", onclick: () => ctx.setTarget(null) }, "Cancel"));
+}
+
+// --- decisions ----------------------------------------------------------------------------------
+
+// The body of the decision dialog for the owed decision. ctx: {send, busy, choice, setChoice}.
+export function decisionBody(view, legal, ctx) {
+  const decision = view.you.decision;
+  const me = mySeat(view);
+  const kind = decision.kind;
+  const title = DECISIONS[kind] || `Decide: ${kind}`;
+  const parts = [h("h2", { id: "decision-title" }, title)];
+  if (kind === "slot") {
+    parts.push(h("p", {}, `${who(decision.target, me)}'s cards were shuffled face down. Pick one; `,
+      "each card's commitment is shown, and the card you get is checked against it."));
+    parts.push(h("div", { class: "slots" }, legal.map((cmd) => {
+      const digest = (decision.commitments || [])[cmd.slot - 1] || "";
+      return h("button", {
+        type: "button", class: "cmd slot-card", "data-cmd": commandKey(cmd), "data-key": `cmd-${commandKey(cmd)}`,
+        disabled: ctx.busy, onclick: () => ctx.send(cmd),
+        "aria-label": `Face-down card ${cmd.slot}`,
+      }, h("span", { class: "slot-back" }, "?"), h("span", {}, `Card ${cmd.slot}`),
+      h("small", { class: "commitment", title: digest }, digest ? `${digest.slice(0, 10)}…` : ""));
+    })));
+  } else if (kind === "accusation") {
+    parts.push(accusation(view, legal, ctx));
+  } else if (kind === "trait") {
+    parts.push(h("p", {}, "You privately learn the murderer's trait for the evidence you choose."));
+    parts.push(h("div", { class: "buttons column" }, legal.map((cmd) => button(cmd, view, ctx))));
+  } else if (kind === "discard" || kind === "pool") {
+    parts.push(h("div", { class: "buttons column" }, legal.map((cmd) =>
+      h("div", {}, button(cmd, view, ctx), h("small", {}, ` ${(FORCE[cmd.card] || ["", ""])[1]}`)))));
+  } else if (kind === "rest") {
+    parts.push(h("p", {}, "Your tracker is in the end zone. Ending now locks your time in; a lower tracker wins ties."));
+    parts.push(h("div", { class: "buttons" }, legal.map((cmd) => button(cmd, view, ctx, { cls: cmd.rest ? "" : "primary" }))));
+  } else {
+    if (kind === "suspect_gain") parts.push(h("p", {}, "Every card you hold or have seen is innocent."));
+    parts.push(h("div", { class: "buttons column" }, legal.map((cmd) => button(cmd, view, ctx))));
+  }
+  return parts;
+}
+
+function accusation(view, legal, ctx) {
+  const ordered = accusationOrder(view, legal);
+  const chosen = ctx.choice;
+  const traits = (view.you && view.you.traits) || {};
+  const known = Object.keys(traits).length
+    ? `You know: ${Object.entries(traits).map(([e, v]) => `${e} ${v}`).join(", ")}.`
+    : "You know none of the murderer's traits.";
+  const list = h("div", { class: "suspect-grid", role: "radiogroup", "aria-label": "Suspects" },
+    ordered.map((cmd) => {
+      const note = accuseNote(view, cmd.suspect);
+      const selected = chosen && chosen.suspect === cmd.suspect;
+      return h("button", {
+        type: "button",
+        role: "radio",
+        "aria-checked": selected ? "true" : "false",
+        class: `suspect-choice ${note === "possible" ? "possible" : "unlikely"}${selected ? " selected" : ""}`,
+        "data-suspect": cmd.suspect,
+        "data-key": `accuse-${cmd.suspect}`,
+        disabled: ctx.busy,
+        onclick: () => ctx.setChoice(cmd),
+      }, h("strong", {}, `${cmd.suspect} ${suspectName(cmd.suspect)}`),
+      h("small", {}, EVIDENCE_ORDER.map((e) => suspectTrait(cmd.suspect, e)).join(" · ")),
+      h("span", { class: "note" }, note));
+    }));
+  return h("div", {},
+    h("p", {}, "Name the murderer. Everyone accuses in secret; the accusations are revealed together. ", known),
+    list,
+    h("div", { class: "buttons" },
+      h("button", {
+        type: "button", class: "cmd primary", "data-cmd": chosen ? commandKey(chosen) : "accuse", "data-key": "accuse-confirm",
+        disabled: ctx.busy || !chosen, onclick: () => chosen && ctx.send(chosen),
+      }, chosen ? `Accuse ${chosen.suspect} ${suspectName(chosen.suspect)}` : "Choose a suspect first")));
+}

@@ -1,0 +1,246 @@
+// Readable words for views and commands (SPEC.md §5.4, §6.1), after the terminal client's
+// tui/describe.py: one line per command of `you.legal`, what a block holds, what the page asks.
+
+import {
+  ACTIONS, DECISIONS, EVENTS, SURCHARGE_ROW, SURCHARGE_TOKEN, candidates, capitalize,
+  eventName, forceName, suspectName, suspectTrait,
+} from "./data.js";
+
+export function who(seat, me) {
+  if (seat === null || seat === undefined) return "nobody";
+  return seat === me ? "You" : `P${seat + 1}`;
+}
+
+export function at(block) {
+  return `(${block[0]},${block[1]})`;
+}
+
+export function blockOf(view, block) {
+  if (!block) return {};
+  const [c, r] = block;
+  const blocks = (view.city && view.city.blocks) || [];
+  const i = (r - 1) * 5 + (c - 1);
+  return i >= 0 && i < blocks.length ? blocks[i] : {};
+}
+
+export function place(view, block) {
+  const name = blockOf(view, block).name || "";
+  return `${at(block)} ${name}`.trim();
+}
+
+export function clueWords(clue) {
+  if (!clue) return "";
+  const { kind, value } = clue;
+  if (kind === "search") {
+    return "Search token" + (value === null || value === undefined ? "" : value ? " (success)" : " (failure)");
+  }
+  return "Stakeout token" + (value === null || value === undefined ? "" : ` (value ${value})`);
+}
+
+export function whatIsOn(view, block) {
+  const b = blockOf(view, block);
+  const parts = [];
+  if (b.mobster) parts.push(`${b.mobster} mobster`);
+  if (b.clue) parts.push(clueWords(b.clue));
+  if (b.events && b.events.length) parts.push("event " + b.events.map((s) => `#${s}`).join(" "));
+  if (b.hq) parts.push("HQ");
+  return parts.join(", ");
+}
+
+export function mySeat(view) {
+  const you = view && view.you;
+  return you && typeof you === "object" && "seat" in you ? you.seat : null;
+}
+
+export function myCar(view) {
+  const me = mySeat(view);
+  const players = view.players || [];
+  return me === null || me >= players.length ? null : players[me].car;
+}
+
+export function innocents(view) {
+  const you = view.you || {};
+  return new Set([...(you.suspects || []), ...(you.seen || [])]);
+}
+
+function ns(cmd) {
+  return cmd.night_shift ? " (Night Shift)" : "";
+}
+
+function knownToken(view, block) {
+  for (const t of (view.you && view.you.known_tokens) || []) {
+    if (t.block[0] === block[0] && t.block[1] === block[1]) return t.value;
+  }
+  return null;
+}
+
+export function knownValueHere(view) {
+  const car = myCar(view);
+  return car ? knownToken(view, car) : null;
+}
+
+export function accuseNote(view, suspect) {
+  const you = view.you || {};
+  if ((you.suspects || []).includes(suspect)) return "innocent: in your hand";
+  if ((you.seen || []).includes(suspect)) return "innocent: you saw the card";
+  for (const [evidence, value] of Object.entries(you.traits || {})) {
+    if (suspectTrait(suspect, evidence) !== value) return `ruled out: ${evidence} is ${value}`;
+  }
+  return "possible";
+}
+
+// Hours a Drive along `path` costs before waivers: 1 per block entered plus the surcharges of
+// the active events (rules.md §4.3).
+export function driveHours(view, path) {
+  const slots = (view.events && view.events.slots) || [];
+  let hours = 0;
+  for (const block of path) {
+    hours += 1;
+    for (const slot of slots) {
+      if (!slot) continue;
+      if (SURCHARGE_TOKEN.has(slot.card)) {
+        hours += slot.tokens.filter((t) => t[0] === block[0] && t[1] === block[1]).length;
+      }
+      if (SURCHARGE_ROW.has(slot.card)) {
+        hours += slot.tokens.filter((t) => t[1] === block[1]).length;
+      }
+    }
+  }
+  return hours;
+}
+
+export function describe(cmd, view) {
+  const kind = String(cmd.type);
+  const me = mySeat(view);
+  const players = view.players || [];
+  if (kind === "drive") {
+    const path = cmd.path || [];
+    if (!path.length) return "Drive nowhere";
+    const end = path[path.length - 1];
+    const there = whatIsOn(view, end);
+    const hours = driveHours(view, path);
+    return `Drive to ${place(view, end)}: ${path.length} block${path.length > 1 ? "s" : ""}, ${hours} h` +
+      (there ? ` (${there})` : "");
+  }
+  if (kind === "play_force") {
+    const on = cmd.block ? ` on ${place(view, cmd.block)}` : "";
+    return `Play ${forceName(cmd.card)}${on}`;
+  }
+  const car = myCar(view);
+  const here = car ? blockOf(view, car) : {};
+  switch (kind) {
+    case "arrest":
+      return `Arrest the ${here.mobster || ""} mobster here (1 h)`.replace("  ", " ");
+    case "coffee_break":
+      return "Coffee Break (1 h, nothing happens)";
+    case "call_for_backup":
+      return `Call for Backup, risk ${cmd.risk}${ns(cmd)}`;
+    case "catch_informant":
+      return `Catch Informant${car ? ` of row ${car[1]}` : ""} (2 h)${ns(cmd)}`;
+    case "catch_witness":
+      return `Catch Witness${car ? ` of column ${car[0]}` : ""} (2 h)${ns(cmd)}`;
+    case "search_scene":
+      return `Search Scene (2 h)${ns(cmd)}`;
+    case "stakeout":
+      return `Stakeout, risk ${cmd.risk}${ns(cmd)}`;
+    case "hold_mobster":
+      return `Bring in for Holding, step 1: hold the ${here.mobster || ""} mobster (2 h)`;
+    case "book_mobster": {
+      const held = me !== null && players[me] ? players[me].holding : null;
+      return `Bring in for Holding, step 2: book the ${held || ""} mobster at HQ (2 h)`;
+    }
+    case "resolve_event": {
+      const slots = (view.events && view.events.slots) || [];
+      const slot = slots[cmd.slot - 1];
+      const card = slot ? slot.card : "?";
+      const resolve = EVENTS[card] ? EVENTS[card][2] : "";
+      return `Resolve Event #${cmd.slot}: ${eventName(card)} (${resolve})${ns(cmd)}`;
+    }
+    case "proceed":
+      return "Proceed (play no more Force cards now)";
+    case "gain_suspect": {
+      if (cmd.look_at === null || cmd.look_at === undefined) return "Draw the top Suspect card";
+      const n = players[cmd.look_at] ? players[cmd.look_at].suspects : "?";
+      return `Look at one of ${who(cmd.look_at, me)}'s ${n} Suspect cards`;
+    }
+    case "interrogate": {
+      if (cmd.target === null || cmd.target === undefined) return "Skip the Interrogate";
+      const n = players[cmd.target] ? players[cmd.target].suspects : "?";
+      return `Interrogate ${who(cmd.target, me)} (${n} Suspect cards)`;
+    }
+    case "pick_slot": {
+      const decision = (view.you && view.you.decision) || {};
+      return `Face-down card #${cmd.slot} of ${who(decision.target, me)}`;
+    }
+    case "discard_force":
+      return `Discard ${forceName(cmd.card)}`;
+    case "take_from_pool":
+      return `Take ${forceName(cmd.card)} from the pool`;
+    case "learn_trait":
+      return `Learn the murderer's ${capitalize(cmd.evidence)} trait`;
+    case "peek_token": {
+      const b = blockOf(view, cmd.block);
+      return `Peek at the ${clueWords(b.clue) || "token"} on ${place(view, cmd.block)}`;
+    }
+    case "rest_case":
+      return cmd.rest ? "Rest your case: end your game now" : "Keep playing";
+    case "accuse":
+      return `Accuse ${cmd.suspect} ${suspectName(cmd.suspect)}: ${accuseNote(view, cmd.suspect)}`;
+    default:
+      return ACTIONS[kind] || capitalize(kind.replaceAll("_", " "));
+  }
+}
+
+// A stable short key for a command: its type and its fields but the seat
+// ("drive:to=4,3", "call_for_backup:night_shift=false:risk=6", "accuse:suspect=S05").
+// The page puts it on each control as data-cmd, so tests and scripts can find it.
+export function commandKey(cmd) {
+  let key = String(cmd.type);
+  const fields = Object.keys(cmd).filter((k) => k !== "type" && k !== "seat").sort();
+  for (const k of fields) {
+    let v = cmd[k];
+    if (k === "path") {
+      const end = v && v.length ? v[v.length - 1] : null;
+      key += `:to=${end ? end.join(",") : ""}`;
+      continue;
+    }
+    if (Array.isArray(v)) v = v.join(",");
+    key += `:${k}=${v === null || v === undefined ? "none" : v}`;
+  }
+  return key;
+}
+
+// Accusations in menu order: possible murderers first, then the server's order.
+export function accusationOrder(view, legal) {
+  const possible = new Set(candidates(innocents(view), (view.you && view.you.traits) || {}));
+  return legal
+    .map((cmd, i) => [cmd, i])
+    .sort(([a, i], [b, j]) => (possible.has(a.suspect) ? 0 : 1) - (possible.has(b.suspect) ? 0 : 1) || i - j)
+    .map(([cmd]) => cmd);
+}
+
+// What the page is waiting for, in words.
+export function prompt(view) {
+  const you = view.you;
+  const status = view.status;
+  if (status === "new") return "Waiting for the game to start";
+  if (status === "over") return "The game is over";
+  if (!you || typeof you !== "object") {
+    const turn = view.turn;
+    if (status === "accusing") return "Accusations are being made";
+    return turn ? `P${turn.seat + 1} is playing (${turn.time})` : "Spectating";
+  }
+  const me = you.seat;
+  if (you.decision) return DECISIONS[you.decision.kind] || `Decide: ${you.decision.kind}`;
+  const turn = view.turn || {};
+  if ((you.legal || []).length && turn.seat === me) {
+    return turn.phase === "w1"
+      ? `Your turn (${turn.time}): drive by clicking a highlighted block, or take an action`
+      : `Your turn (${turn.time}): ${turn.phase === "w2" ? "take an action" : "play a Force card or proceed"}`;
+  }
+  const waiting = (view.decisions || []).filter((d) => d.seat !== me);
+  if (waiting.length) return `Waiting for ${who(waiting[0].seat, me)} to decide (${waiting[0].kind.replaceAll("_", " ")})`;
+  if (status === "accusing") return "Waiting for the other accusations";
+  if (view.turn) return `Waiting for ${who(view.turn.seat, me)} to play`;
+  return "Waiting";
+}

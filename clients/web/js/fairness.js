@@ -1,0 +1,234 @@
+// The fairness protocol's primitives (SPEC.md §9, §10), mirroring
+// protocol/echoridge_protocol/fairness.py, and the checks a client makes with them:
+//   - Verifier: every reveal in a view (public `proofs`, the seat's `you.proofs`) must open the
+//     commitment published at setup (a look's card: the commitment shown for its slot);
+//   - verifyTranscript: after the game, the server seed, the game seed, every salt and
+//     commitment, and every recorded random draw.
+// SHA-256 and HMAC come from Web Crypto (crypto.subtle); on a page that is not a secure context
+// (crypto.subtle is missing there) from sha256.js.
+
+import { hmacSha256Sync, sha256Sync } from "./sha256.js";
+
+const encoder = new TextEncoder();
+const subtle = globalThis.crypto && globalThis.crypto.subtle ? globalThis.crypto.subtle : null;
+
+export const usingWebCrypto = subtle !== null;
+
+export function utf8(text) {
+  return encoder.encode(text);
+}
+
+export function fromHex(hex) {
+  if (typeof hex !== "string" || hex.length % 2 !== 0 || !/^[0-9a-f]*$/.test(hex)) {
+    throw new Error("not lowercase hex");
+  }
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+export function toHex(bytes) {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function concat(...parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function uint(value, size) {
+  const out = new Uint8Array(size);
+  let v = BigInt(value);
+  for (let i = size - 1; i >= 0; i--) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return out;
+}
+
+// f(x): a field, the 2-byte big-endian length of x followed by x.
+export function field(bytes) {
+  if (bytes.length > 0xffff) throw new Error("field too long");
+  return concat(uint(bytes.length, 2), bytes);
+}
+
+export async function sha256(bytes, { webCrypto = usingWebCrypto } = {}) {
+  if (webCrypto && subtle) return new Uint8Array(await subtle.digest("SHA-256", bytes));
+  return sha256Sync(bytes);
+}
+
+export async function hmacSha256(key, message, { webCrypto = usingWebCrypto } = {}) {
+  if (webCrypto && subtle) {
+    const k = await subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    return new Uint8Array(await subtle.sign("HMAC", k, message));
+  }
+  return hmacSha256Sync(key, message);
+}
+
+const COMMIT_DOMAIN = utf8("echoridge.commit.v1");
+const SEED_DOMAIN = utf8("echoridge.game-seed.v1");
+const SALT_DOMAIN = utf8("echoridge.salt.v1");
+const DRAW_DOMAIN = utf8("echoridge.draw.v1");
+
+// commit(label, value, s) = SHA-256("echoridge.commit.v1" || f(label) || f(value) || s), as hex.
+export async function commit(label, value, saltHex, options) {
+  const data = concat(COMMIT_DOMAIN, field(utf8(label)), field(utf8(String(value))), fromHex(saltHex));
+  return toHex(await sha256(data, options));
+}
+
+export async function serverSeedCommit(serverSeedHex) {
+  return toHex(await sha256(fromHex(serverSeedHex)));
+}
+
+export async function gameSeed(serverSeedHex, table, clientSeedsHex) {
+  const parts = [SEED_DOMAIN, field(utf8(table)), uint(clientSeedsHex.length, 1)];
+  for (const seed of clientSeedsHex) parts.push(field(fromHex(seed)));
+  return hmacSha256(fromHex(serverSeedHex), concat(...parts));
+}
+
+export async function salt(seed, table, label) {
+  const msg = concat(SALT_DOMAIN, field(utf8(table)), field(utf8(label)));
+  return toHex((await hmacSha256(seed, msg)).slice(0, 16));
+}
+
+const SPAN = 1n << 64n;
+
+// Draw number `index` of the generator (SPEC.md §10): a uniform integer in 0 .. bound-1.
+export async function drawBelow(seed, table, index, bound) {
+  const name = utf8(table);
+  const b = BigInt(bound);
+  const limit = SPAN - (SPAN % b);
+  for (let attempt = 0; ; attempt++) {
+    const msg = concat(DRAW_DOMAIN, uint(name.length, 2), name, uint(index, 8), uint(attempt, 4));
+    const block = await hmacSha256(seed, msg);
+    let x = 0n;
+    for (let i = 0; i < 8; i++) x = (x << 8n) | BigInt(block[i]);
+    if (x < limit) return Number(x % b);
+  }
+}
+
+// --- checking reveals during the game --------------------------------------------------------
+
+// Remembers what it has checked (label -> value), so each view costs only what is new.
+// `slotCommitments` ("look/K/S" -> commitment) may be given from storage: a look's slots are
+// shown only while its decision is owed.
+export class Verifier {
+  constructor(slotCommitments = {}) {
+    this.checked = new Map(); // label -> value, every proof that opened its commitment
+    this.failed = null; // the first reveal that did not open its commitment
+    this.slotCommitments = { ...slotCommitments };
+    this.seen = new Set(); // label|value|salt of proofs already looked at
+  }
+
+  noteSlots(view) {
+    const decision = view && view.you ? view.you.decision : null;
+    if (decision && decision.kind === "slot" && Array.isArray(decision.commitments)) {
+      decision.commitments.forEach((digest, i) => {
+        const label = `look/${decision.deal}/${i + 1}`;
+        if (!(label in this.slotCommitments)) this.slotCommitments[label] = digest;
+      });
+    }
+  }
+
+  // Checks every proof of the view not checked before; resolves to the number of new ones.
+  // A proof that does not open its commitment sets `failed` and rejects.
+  async check(view) {
+    this.noteSlots(view);
+    const commitments = (view && view.commitments) || {};
+    const you = (view && view.you) || {};
+    const proofs = [...((view && view.proofs) || []), ...(you.proofs || [])];
+    let fresh = 0;
+    for (const proof of proofs) {
+      const key = `${proof.label}|${proof.value}|${proof.salt}`;
+      if (this.seen.has(key)) continue;
+      const label = String(proof.label);
+      const expected = label.startsWith("look/") ? this.slotCommitments[label] : commitments[label];
+      if (expected === undefined) {
+        if (label.startsWith("look/")) {
+          this.seen.add(key); // a one-card look is dealt and seen at once: nothing to match
+          continue;
+        }
+        this.failed = `${label} was revealed but never committed`;
+        throw new Error(this.failed);
+      }
+      const digest = await commit(label, proof.value, proof.salt);
+      if (digest !== expected) {
+        this.failed = `${label} = ${proof.value} does not open its commitment`;
+        throw new Error(this.failed);
+      }
+      this.seen.add(key);
+      this.checked.set(label, String(proof.value));
+      fresh++;
+    }
+    return fresh;
+  }
+
+  token(block) {
+    return this.checked.has(`token/${block[0]},${block[1]}`);
+  }
+
+  trait(evidence) {
+    return this.checked.has(`trait/${evidence}`);
+  }
+
+  suspect(id) {
+    for (const [label, value] of this.checked) {
+      if (value === id && (label.startsWith("deck/") || label.startsWith("look/"))) return true;
+    }
+    return false;
+  }
+}
+
+// --- checking a finished game's transcript ---------------------------------------------------
+
+// Resolves to {ok, checks: [text...], problem}. Checks the server seed against its commitment,
+// derives the game seed, checks every committed item's salt and commitment, the murderer, and
+// every recorded draw against the generator. (`echo-ridge verify` also replays the commands.)
+export async function verifyTranscript(t, onProgress = () => {}) {
+  const checks = [];
+  const fail = (problem) => ({ ok: false, checks, problem });
+  try {
+    if (t.format !== "echoridge.transcript.v1") return fail("not an echoridge.transcript.v1 transcript");
+    if ((await serverSeedCommit(t.server_seed)) !== t.server_seed_commit) {
+      return fail("the server seed does not open its commitment");
+    }
+    checks.push("the server seed opens the commitment published when the table was created");
+    const seed = await gameSeed(t.server_seed, t.table, t.client_seeds);
+    const final = t.final || {};
+    const commitments = final.commitments || {};
+    const proofs = (final.secrets && final.secrets.proofs) || [];
+    for (const proof of proofs) {
+      if ((await salt(seed, t.table, proof.label)) !== proof.salt) return fail(`${proof.label}: not the salt the game seed gives`);
+      if ((await commit(proof.label, proof.value, proof.salt)) !== commitments[proof.label]) {
+        return fail(`${proof.label} = ${proof.value} does not open its commitment`);
+      }
+    }
+    const labels = Object.keys(commitments);
+    if (proofs.length !== labels.length) return fail("not every committed item is revealed");
+    checks.push(`all ${labels.length} hidden items open their commitments, with salts from the game seed`);
+    const murderer = proofs.find((p) => p.label === "murderer");
+    if (!murderer || !final.result || final.result.murderer !== murderer.value) {
+      return fail("the result names another murderer than the one revealed");
+    }
+    checks.push("the murderer in the result is the one committed at setup");
+    let expected = 0;
+    const entries = t.entries || [];
+    for (let i = 0; i < entries.length; i++) {
+      for (const [index, bound, value] of entries[i].draws || []) {
+        if (index !== expected) return fail(`draw ${expected} is missing`);
+        if ((await drawBelow(seed, t.table, index, bound)) !== value) return fail(`draw ${index} is not the generator's`);
+        expected++;
+      }
+      onProgress(i + 1, entries.length);
+    }
+    checks.push(`all ${expected} random draws are the generator's, keyed by the game seed`);
+    return { ok: true, checks, problem: null };
+  } catch (err) {
+    return fail(`malformed transcript: ${err.message}`);
+  }
+}

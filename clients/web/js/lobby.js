@@ -1,0 +1,183 @@
+// The lobby page: the public tables waiting for players (join or watch), creating a table,
+// the tables this browser holds a seat at, joining or watching by link or id, and how to play.
+
+import { h, replace } from "./dom.js";
+import { joinTable } from "./table.js";
+import * as store from "./store.js";
+
+const TABLE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+// A table id from an id or a link (".../#/table/t-abc", ".../#/watch/t-abc").
+export function tableFrom(text) {
+  const value = String(text || "").trim();
+  const match = value.match(/#\/(?:table|watch)\/([A-Za-z0-9_-]{1,64})/);
+  if (match) return match[1];
+  return TABLE_ID.test(value) ? value : null;
+}
+
+export class LobbyPage {
+  constructor(root, { lobby, navigate }) {
+    this.root = root;
+    this.lobby = lobby;
+    this.navigate = navigate;
+    this.timer = null;
+  }
+
+  open() {
+    const name = h("input", { id: "name", name: "name", required: true, maxlength: 32, autocomplete: "nickname", value: store.name() || "", placeholder: "Officer Ada" });
+    name.addEventListener("change", () => store.keepName(name.value.trim()));
+    const seats = h("select", { id: "seats", name: "seats" }, [1, 2, 3, 4].map((n) =>
+      h("option", { value: String(n), selected: n === 4 }, n === 1 ? "1 (solo)" : String(n))));
+    const isPublic = h("input", { type: "checkbox", id: "public", checked: true });
+    const spectators = h("input", { type: "checkbox", id: "spectators", checked: true });
+    const delay = h("input", { type: "number", id: "delay", min: 0, max: 100, value: "0", inputmode: "numeric" });
+    const bots = h("select", { id: "bots", name: "bots" },
+      h("option", { value: "0" }, "no bots (invite friends)"),
+      h("option", { value: "fill-greedy", selected: true }, "fill the other seats with greedy bots"),
+      h("option", { value: "fill-random" }, "fill the other seats with random bots"));
+    this.status = h("p", { class: "status", role: "status", id: "lobby-status" });
+    const create = h("form", { class: "card", id: "create-form", "aria-labelledby": "create-title" },
+      h("h2", { id: "create-title" }, "Create a table"),
+      h("div", { class: "field" }, h("label", { for: "name" }, "Your name"), name),
+      h("div", { class: "field" }, h("label", { for: "seats" }, "Seats"), seats),
+      h("div", { class: "field" }, h("label", { for: "bots" }, "Bots"), bots),
+      h("div", { class: "field check" }, isPublic, h("label", { for: "public" }, "Public: listed here, anyone with the link may watch")),
+      h("div", { class: "field check" }, spectators, h("label", { for: "spectators" }, "Spectators may watch")),
+      h("div", { class: "field" }, h("label", { for: "delay" }, "Spectator delay (moves behind)"), delay),
+      h("div", { class: "buttons" }, h("button", { type: "submit", class: "primary", id: "create" }, "Create and sit down")));
+    create.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.create({
+        name: name.value.trim(),
+        seats: Number(seats.value),
+        isPublic: isPublic.checked,
+        spectators: spectators.checked,
+        delay: Math.max(0, Math.min(100, Number(delay.value) || 0)),
+        bots: bots.value,
+      });
+    });
+
+    const idInput = h("input", { id: "table-id", placeholder: "t-… or a link", autocomplete: "off" });
+    const byId = h("form", { class: "card", id: "by-id-form", "aria-labelledby": "by-id-title" },
+      h("h2", { id: "by-id-title" }, "Join or watch by link"),
+      h("div", { class: "field" }, h("label", { for: "table-id" }, "Table id or invite link"), idInput),
+      h("div", { class: "buttons" },
+        h("button", { type: "submit", id: "join-by-id" }, "Join"),
+        h("button", { type: "button", id: "watch-by-id", onclick: () => this.go(idInput.value, "watch") }, "Watch")));
+    byId.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.go(idInput.value, "table");
+    });
+
+    this.list = h("div", { id: "tables", "aria-live": "polite" }, h("p", { class: "muted" }, "Loading…"));
+    const mine = this.mine();
+    replace(this.root,
+      h("div", { class: "lobby" },
+        h("section", { class: "intro" },
+          h("h1", {}, "Echo Ridge"),
+          h("p", {}, "Someone has been murdered in the city of Echo Ridge. As officers you drive a 5×5 city, arrest mobsters and collect clues on a shared 48-hour time track; in the end each of you secretly accuses one of 16 suspects. Play with friends by sending them a link, fill empty seats with bots, or watch a public table.")),
+        this.status,
+        h("div", { class: "lobby-grid" },
+          create,
+          h("section", { class: "card", "aria-labelledby": "open-title" },
+            h("h2", { id: "open-title" }, "Public tables waiting for players"),
+            this.list,
+            h("button", { type: "button", id: "refresh", onclick: () => this.refresh() }, "Refresh")),
+          mine,
+          byId),
+        howToPlay()));
+    this.refresh();
+    this.timer = setInterval(() => this.refresh(), 5000);
+  }
+
+  close() {
+    clearInterval(this.timer);
+  }
+
+  say(text) {
+    this.status.textContent = text;
+  }
+
+  go(text, kind) {
+    const table = tableFrom(text);
+    if (!table) {
+      this.say("That is not a table id or an Echo Ridge link.");
+      return;
+    }
+    this.navigate(`#/${kind}/${table}`);
+  }
+
+  mine() {
+    const seats = Object.entries(store.seats()).sort((a, b) => (b[1].kept || 0) - (a[1].kept || 0)).slice(0, 10);
+    if (!seats.length) return null;
+    return h("section", { class: "card", "aria-labelledby": "mine-title" },
+      h("h2", { id: "mine-title" }, "Your tables"),
+      h("ul", { class: "plain table-list" }, seats.map(([table, record]) => h("li", { "data-table": table },
+        h("a", { href: `#/table/${table}` }, table), ` seat P${record.seat + 1} as ${record.name} `,
+        h("button", { type: "button", class: "small", onclick: () => {
+          store.forgetSeat(table);
+          this.open();
+        } }, "Forget")))));
+  }
+
+  async refresh() {
+    if (document.hidden) return;
+    let tables;
+    try {
+      tables = await this.lobby.tables();
+    } catch (err) {
+      replace(this.list, h("p", { class: "error" }, `The server cannot be reached: ${err.message}`));
+      return;
+    }
+    if (!tables.length) {
+      replace(this.list, h("p", { class: "muted" }, "No public table is waiting for players. Create one!"));
+      return;
+    }
+    replace(this.list, h("table", { class: "tables" },
+      h("thead", {}, h("tr", {}, h("th", {}, "Table"), h("th", {}, "Seats"), h("th", {}, "Spectators"), h("th", {}, "Created"), h("th", {}, ""))),
+      h("tbody", {}, tables.map((t) => h("tr", { "data-table": t.table },
+        h("td", {}, t.table),
+        h("td", {}, `${t.taken} of ${t.seats}`),
+        h("td", {}, t.spectators ? (t.spectator_delay ? `yes, ${t.spectator_delay} behind` : "yes") : "no"),
+        h("td", {}, new Date(t.created).toLocaleTimeString()),
+        h("td", {},
+          h("a", { href: `#/table/${t.table}`, class: "button-link", "data-key": `join-${t.table}` }, "Join"), " ",
+          t.spectators ? h("a", { href: `#/watch/${t.table}`, class: "button-link", "data-key": `watch-${t.table}` }, "Watch") : null))))));
+  }
+
+  async create({ name, seats, isPublic, spectators, delay, bots }) {
+    if (!name) {
+      this.say("Choose a name first.");
+      this.root.querySelector("#name").focus();
+      return;
+    }
+    store.keepName(name);
+    this.say("Creating the table…");
+    try {
+      const created = await this.lobby.create(seats, { isPublic, spectators, delay });
+      const record = await joinTable(this.lobby, created.table, name, {
+        seats, public: isPublic, server_seed_commit: created.server_seed_commit,
+      });
+      if (bots !== "0" && seats > 1) {
+        const kind = bots === "fill-random" ? "random" : "greedy";
+        for (let i = 1; i < seats; i++) await this.lobby.addBot(created.table, record.token, kind);
+      }
+      this.navigate(`#/table/${created.table}`);
+    } catch (err) {
+      this.say(`The table could not be created: ${err.message}`);
+    }
+  }
+}
+
+function howToPlay() {
+  return h("details", { class: "card how", id: "how-to-play" },
+    h("summary", {}, "How to play"),
+    h("ol", {},
+      h("li", {}, "Each officer has 48 hours on the time track. Whoever is furthest behind in time plays next (on a shared space, the top of the stack)."),
+      h("li", {}, "On your turn you may ", h("strong", {}, "drive"), " (click a highlighted block: 1 hour per block), then you must take exactly one ", h("strong", {}, "action"), ". Some actions are day-only or night-only (the shading of the time track)."),
+      h("li", {}, "Actions catch mobsters and collect clues: Informants (beside the rows, by day), Witnesses (beside the columns, by night), Search tokens (day), Stakeout tokens (night, with a risk), and Holding tokens (bring a held mobster to HQ at night)."),
+      h("li", {}, "When enough clues of one kind are collected by everyone together, that evidence is solved: its solver learns one of the murderer's traits, and every contributor gains a Suspect card. Every card you hold or see is innocent."),
+      h("li", {}, "Badge levels 2, 4, 6, 8 and 10 let you interrogate another officer: pick one of their face-down cards."),
+      h("li", {}, "From space 43 you may rest your case; on 48 you stop. When everyone has stopped, each officer secretly accuses a suspect. Exactly one right accuser wins; ties go to the higher badge, then the lower tracker."),
+      h("li", {}, "Every hidden card and token was committed to at the start; each reveal gets a ✓ once this page has checked it, and after the game the whole transcript is checked.")));
+}

@@ -1,0 +1,86 @@
+// What the browser keeps: seat tokens per table (localStorage, so a reload or a new tab can
+// take the seat again), which tables this tab plays (sessionStorage), the last view of each
+// session (sessionStorage, so a reload resumes from its version), the player's name.
+
+const SEATS = "echoridge.seats";
+const TAB = "echoridge.tab";
+const NAME = "echoridge.name";
+
+function read(storage, key, fallback) {
+  try {
+    const text = storage.getItem(key);
+    return text ? JSON.parse(text) : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+function write(storage, key, value) {
+  try {
+    storage.setItem(key, JSON.stringify(value));
+  } catch {
+    // full or disabled storage: the page works on without it
+  }
+}
+
+export function seats() {
+  return read(localStorage, SEATS, {});
+}
+
+export function seatAt(table) {
+  return seats()[table] || null;
+}
+
+export function keepSeat(table, record) {
+  const all = seats();
+  all[table] = { ...record, kept: Date.now() };
+  write(localStorage, SEATS, all);
+  claimInTab(table);
+}
+
+export function forgetSeat(table) {
+  const all = seats();
+  delete all[table];
+  write(localStorage, SEATS, all);
+  const tab = read(sessionStorage, TAB, {});
+  delete tab[table];
+  write(sessionStorage, TAB, tab);
+  forgetSnapshots(table);
+}
+
+export function claimInTab(table) {
+  const tab = read(sessionStorage, TAB, {});
+  tab[table] = true;
+  write(sessionStorage, TAB, tab);
+}
+
+export function claimedInTab(table) {
+  return Boolean(read(sessionStorage, TAB, {})[table]);
+}
+
+export function name() {
+  return read(localStorage, NAME, "");
+}
+
+export function keepName(value) {
+  write(localStorage, NAME, value);
+}
+
+function snapKey(table, who) {
+  return `echoridge.snap.${table}.${who}`;
+}
+
+export function snapshot(table, who) {
+  return read(sessionStorage, snapKey(table, who), null);
+}
+
+export function keepSnapshot(table, who, value) {
+  write(sessionStorage, snapKey(table, who), value);
+}
+
+export function forgetSnapshots(table) {
+  for (let i = sessionStorage.length - 1; i >= 0; i--) {
+    const key = sessionStorage.key(i);
+    if (key && key.startsWith(`echoridge.snap.${table}.`)) sessionStorage.removeItem(key);
+  }
+}

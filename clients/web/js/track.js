@@ -1,0 +1,63 @@
+// The time track 0-48 (rules.md §2, §4.1) as SVG: day and night spaces, the red Event Lines
+// (dimmed once crossed), the end zone 43-48, and each space's stack of trackers (the top of a
+// stack plays first).
+
+import { s } from "./dom.js";
+import { EVENT_LINES, HOURS, isNight } from "./data.js";
+
+const CW = 26;
+const CH = 26;
+const STACK = 15;
+const ROWS = [[0, 24], [25, HOURS]];
+
+export function renderTrack(view, { me = null } = {}) {
+  const track = view.track || {};
+  const crossed = new Set(track.crossed || []);
+  const players = view.players || [];
+  const on = new Map((track.stacks || []).map((st) => [st.space, st.seats]));
+  const rowHeight = CH + STACK * 4 + 24;
+  const svg = s("svg", {
+    viewBox: `0 0 ${25 * CW + 12} ${ROWS.length * rowHeight + 4}`,
+    class: "track",
+    role: "img",
+    "aria-label": trackWords(track, players, me),
+  });
+  ROWS.forEach(([first, last], rowIndex) => {
+    const top = rowIndex * rowHeight + STACK * 4 + 6;
+    for (let space = first; space <= last; space++) {
+      const x = 6 + (space - first) * CW;
+      const classes = ["space", isNight(space) ? "night" : "day"];
+      if (space >= 43) classes.push("end-zone");
+      const g = s("g", { class: classes.join(" "), "data-space": space },
+        s("rect", { x, y: top, width: CW - 2, height: CH, rx: 3 }),
+        s("text", { x: x + (CW - 2) / 2, y: top + 17, "text-anchor": "middle" }, String(space)));
+      if (space >= 39) g.append(s("circle", { cx: x + CW - 6, cy: top + 5, r: 2.2, class: "clock-mark" }));
+      svg.append(g);
+      const seats = on.get(space) || [];
+      seats.forEach((seat, k) => {
+        const ended = players[seat] && players[seat].ended;
+        const cy = top - 9 - k * STACK;
+        svg.append(s("g", { class: `tracker seat-${seat}${ended ? " ended" : ""}${seat === me ? " tracker-you" : ""}`, "data-tracker": seat, "data-at": space },
+          s("circle", { cx: x + (CW - 2) / 2, cy, r: 7 }),
+          s("text", { x: x + (CW - 2) / 2, y: cy + 3.8, "text-anchor": "middle" }, String(seat + 1))));
+      });
+      if (EVENT_LINES.includes(space)) {
+        const lx = x + CW - 1;
+        svg.append(s("line", {
+          x1: lx, x2: lx, y1: top - 4, y2: top + CH + 4,
+          class: `event-line${crossed.has(space) ? " crossed" : ""}`,
+          "data-line": space,
+        }, s("title", {}, `Event Line after ${space}${crossed.has(space) ? " (crossed)" : ""}`)));
+      }
+    }
+  });
+  return svg;
+}
+
+function trackWords(track, players, me) {
+  const parts = (track.stacks || []).map((st) => {
+    const names = [...st.seats].reverse().map((seat) => (seat === me ? "you" : `P${seat + 1}`));
+    return `space ${st.space}: ${names.join(", ")}${names.length > 1 ? " (top first)" : ""}`;
+  });
+  return `Time track. ${parts.join("; ")}. Event lines after ${EVENT_LINES.join(", ")}; crossed: ${(track.crossed || []).join(", ") || "none"}.`;
+}
