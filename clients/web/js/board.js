@@ -59,6 +59,16 @@ function eventMark(slot, x, y) {
     s("text", { x: x + 10, y: y + 11.5, "text-anchor": "middle" }, `${slot}`));
 }
 
+// A block's name on one or two short lines ("Chinatown" / "Gate").
+function nameLines(name) {
+  if (name.length <= 10) return [name, ""];
+  const words = name.split(" ");
+  let first = words.shift();
+  while (words.length && (first + " " + words[0]).length <= 10) first += " " + words.shift();
+  const rest = words.join(" ");
+  return [first, rest.length > 12 ? rest.slice(0, 11) + "…" : rest];
+}
+
 function describeBlock(b, players, me) {
   const parts = [`${at(b.block)} ${b.name || ""}`.trim()];
   if (b.hq) parts.push("Police HQ");
@@ -117,24 +127,21 @@ export function renderBoard(view, { me = null, targets = new Map(), verifier = n
     const label = describeBlock(b, players, me);
     g.append(s("title", {}, target ? `${target.label}. ${label}` : label));
     g.append(s("rect", { x: x + 2, y: y + 2, width: W - 4, height: H - 4, rx: 8, class: "cell" }));
-    const name = b.hq ? "POLICE HQ" : String(b.name || "");
-    g.append(s("text", { x: x + 9, y: y + 19, class: "block-name" }, name.length > 16 ? name.slice(0, 15) + "…" : name));
-    if (b.mobster) g.append(mobsterMark(b.mobster, x + 26, y + 48));
-    if (b.clue) g.append(clueMark(b.clue, b.block, verifier, x + 52, y + 33));
+    const [line1, line2] = nameLines(b.hq ? "Police HQ" : String(b.name || ""));
+    g.append(s("text", { x: x + 8, y: y + 17, class: "block-name" }, line1));
+    if (line2) g.append(s("text", { x: x + 8, y: y + 32, class: "block-name" }, line2));
+    if (b.mobster) g.append(mobsterMark(b.mobster, x + 25, y + 56, 15));
+    if (b.clue) g.append(clueMark(b.clue, b.block, verifier, x + 44, y + 42));
     if (b.hq) {
       (city.holding_tokens || []).forEach((colour, i) => {
         g.append(s("g", { class: `holding-token mobster-${colour}` },
-          s("rect", { x: x + 52 + i * 20, y: y + 34, width: 18, height: 18, rx: 3, fill: `url(#pat-${colour})`, class: "mob-edge" }),
-          s("text", { x: x + 61 + i * 20, y: y + 47.5, class: "mob-letter small", "text-anchor": "middle" }, MOBSTER_LETTER[colour])));
+          s("title", {}, `${colour} Holding token`),
+          s("rect", { x: x + 8 + i * 22, y: y + 44, width: 19, height: 19, rx: 3, fill: `url(#pat-${colour})`, class: "mob-edge" }),
+          s("text", { x: x + 17.5 + i * 22, y: y + 58, class: "mob-letter small", "text-anchor": "middle" }, MOBSTER_LETTER[colour])));
       });
-      if ((city.holding_tokens || []).length) {
-        g.append(s("text", { x: x + 52, y: y + 64, class: "tiny" }, "Holding tokens"));
-      }
     }
-    (b.events || []).forEach((slot, i) => g.append(eventMark(slot, x + 8 + i * 24, y + 74)));
-    (b.cars || []).forEach((seat, i) => {
-      g.append(carMark(seat, me, x + W - 32 - (i % 2) * 27, y + 76 - Math.floor(i / 2) * 19));
-    });
+    (b.events || []).forEach((slot, i) => g.append(eventMark(slot, x + 6 + i * 22, y + 77)));
+    (b.cars || []).forEach((seat, i) => g.append(carMark(seat, me, x + W - 31, y + 79 - i * 18)));
     if (target) {
       g.setAttribute("tabindex", "0");
       g.setAttribute("role", "button");

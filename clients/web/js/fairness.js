@@ -63,7 +63,7 @@ export async function sha256(bytes, { webCrypto = usingWebCrypto } = {}) {
 }
 
 export async function hmacSha256(key, message, { webCrypto = usingWebCrypto } = {}) {
-  if (webCrypto && subtle) {
+  if (webCrypto && subtle && key.length > 0) { // Web Crypto refuses an empty key
     const k = await subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
     return new Uint8Array(await subtle.sign("HMAC", k, message));
   }

@@ -143,7 +143,7 @@ export class TablePage {
     session.addEventListener("reveal-failed", (e) => this.revealFailed(e.detail.message));
     this.buildLayout();
     session.start();
-    this.every(10000, () => this.pollSpectators());
+    this.every(5000, () => this.pollSpectators());
     this.pollSpectators();
   }
 
@@ -194,8 +194,8 @@ export class TablePage {
         h("div", { class: "col-side" },
           h("section", { class: "panel action-panel", "aria-labelledby": "prompt" }, e.prompt, e.notice, e.controls),
           this.spectate ? null : h("section", { class: "panel case-panel" }, h("h2", {}, "Your case file"), e.caseFile),
-          h("section", { class: "panel" }, h("h2", {}, "Event slots"), e.events),
-          h("section", { class: "panel" }, h("h2", {}, "Evidence"), e.evidence))),
+          h("section", { class: "panel events-panel" }, h("h2", {}, "Event slots"), e.events),
+          h("section", { class: "panel evidence-panel" }, h("h2", {}, "Evidence"), e.evidence))),
       h("p", { class: "legend small" }, "Mobsters: ", h("span", { class: "mob-chip mobster-red" }, "R"), " red (striped) ",
         h("span", { class: "mob-chip mobster-blue" }, "B"), " blue (dotted) ",
         h("span", { class: "mob-chip mobster-gray" }, "G"), " gray (grid) · tokens: S Search, K Stakeout (? face down), I Informant, W Witness, ◆ event token of slot n, P1–P4 cars"),

@@ -1,0 +1,282 @@
+"""Whole games in Chromium, through the pages only: two friends and two bots at one table, a
+spectator, a reload mid-game, a server killed mid-game, and a phone played with the keyboard.
+
+Every page's view is compared with the view the server sent it (rebuilt in Python from the
+frames the page received), the pages are read for what a person sees, and the spectator's
+frames are checked against the secrets published after the game.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import expect
+
+from echoridge_protocol import codec
+from echoridge_protocol import messages as m
+from tests.e2e.conftest import ServerProcess
+from tests.e2e.test_game import frames_before_the_end, leaks
+from tests.web.conftest import SERVER_OPTIONS, base_url
+from tests.web.pilot import ACTIONS, JSON, Person, command_key, play_turn
+
+GAME_SECONDS = 150
+
+
+def create_table(person: Person, name: str, seats: int, bots: str = "0", delay: int = 0) -> str:
+    page = person.page
+    person.goto("/")
+    page.fill("#name", name)
+    page.select_option("#seats", str(seats))
+    page.select_option("#bots", bots)
+    page.fill("#delay", str(delay))
+    page.click("#create")
+    page.wait_for_selector("#game")
+    table = page.get_attribute("#game", "data-table")
+    assert table and page.url.endswith(f"#/table/{table}")
+    return table
+
+
+def seat_of(person: Person) -> int:
+    view = person.synced_mirror().view
+    assert view is not None and view["you"] is not None
+    return int(view["you"]["seat"])
+
+
+def assert_page_shows(person: Person) -> dict[str, Any]:
+    """The page's view is the server's view, and the board shows it: every mobster and car."""
+    mirror = person.synced_mirror()
+    view = mirror.view
+    assert view is not None
+    assert person.page_view() == view
+    page = person.page
+    for block in view["city"]["blocks"]:
+        c, r = block["block"]
+        cell = page.locator(f'.board [data-block="{c},{r}"]')
+        assert cell.get_attribute("data-mobster") == (block["mobster"] or "")
+        cars = sorted(int(x) for x in cell.locator("[data-car]").evaluate_all(
+            "els => els.map(e => e.dataset.car)"))  # fmt: skip
+        assert cars == sorted(block["cars"]), f"cars on {c},{r}"
+    for stack in view["track"]["stacks"]:
+        for seat in stack["seats"]:
+            tracker = page.locator(f'.track [data-tracker="{seat}"]')
+            assert tracker.get_attribute("data-at") == str(stack["space"])
+    return view
+
+
+def game_frames(person: Person, kind: str) -> list[str]:
+    return [f for s in person.sockets if s.kind == kind for f in s.received]
+
+
+def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
+    web_server: ServerProcess, people: Any, screenshots: Path
+) -> None:
+    base = base_url(web_server)
+    ann = people(base, "Ann")
+    bob = people(base, "Bob")
+    cleo = people(base, "Cleo", viewport={"width": 1100, "height": 900})
+
+    # Ann creates a table for four, with nobody else yet; her page is the waiting room.
+    table = create_table(ann, "Ann", 4)
+    invite = ann.page.input_value("#invite-link")
+    assert invite == f"{base}/#/table/{table}"
+    expect(ann.page.locator("#room-seats")).to_have_text("1 of 4 seats taken.")
+
+    # Bob sees it in the lobby, and opens the link Ann sent him.
+    bob.goto("/")
+    row = bob.page.locator(f'#tables tr[data-table="{table}"]')
+    expect(row).to_contain_text("1 of 4")
+    bob.page.screenshot(path=str(screenshots / "lobby.png"), full_page=True)
+    bob.page.goto(invite)
+    bob.page.fill("#join-name", "Bob")
+    bob.page.click("#join-submit")
+    expect(bob.page.locator(".waiting-room")).to_contain_text("You are P2 (you) (Bob)")
+
+    # Ann fills the two other seats with bots and starts; Cleo watches from the start.
+    expect(ann.page.locator("#room-seats")).to_have_text("2 of 4 seats taken.")
+    for _ in range(2):
+        ann.page.click("#add-bot")
+        expect(ann.page.locator("#room-status")).to_have_text("A bot took a seat.")
+    expect(ann.page.locator("#room-seats")).to_have_text("Every seat is taken: start the game!")
+    cleo.goto(f"/#/watch/{table}")
+    expect(cleo.page.locator("#game")).to_have_attribute("data-state", "spectating")
+    ann.page.click("#start-game")
+    for person in (ann, bob, cleo):
+        person.wait_version(1)
+    assert (seat_of(ann), seat_of(bob)) == (0, 1)
+    assert cleo.synced_mirror().view["you"] is None  # type: ignore[index]
+    expect(ann.page.locator("#spectator-count")).to_have_text("1 watching", timeout=10_000)
+
+    # They play through their pages until the game is over.
+    drove = {ann.name: False, bob.name: False}
+    deadline = time.monotonic() + GAME_SECONDS
+    reloaded = shot = False
+    commands = 0
+    while not all(p.state == "over" for p in (ann, bob)):
+        assert time.monotonic() < deadline, "the game took too long"
+        acted = False
+        ready = ann.state == "your-turn" and ann.game_attr("busy") == "0"
+        if commands >= 12 and not shot and ready:
+            shot = True
+            assert_page_shows(ann)
+            ann.page.screenshot(path=str(screenshots / "table-mid-game.png"), full_page=True)
+        for person in (ann, bob):
+            cmd = play_turn(person, drove[person.name])
+            if cmd is None:
+                continue
+            acted = True
+            commands += 1
+            if cmd["type"] == "drive":
+                drove[person.name] = True
+                end = cmd["path"][-1]
+                me = seat_of(person)
+                block = person.page.locator(f'.board [data-block="{end[0]},{end[1]}"]')
+                expect(block.locator(f'[data-car="{me}"]')).to_have_count(1)
+            if commands == 16 and not reloaded:
+                # Bob reloads his page: it resumes from the version it held.
+                reloaded = True
+                before = bob.synced_mirror().version
+                bob.page.reload()
+                bob.page.wait_for_selector("#game")
+                bob.wait_version(before)
+                assert bob.mirror().welcomes[-1] == {"resumed": True, "version": before}
+                assert_page_shows(bob)
+        if not acted:
+            ann.page.wait_for_timeout(30)
+    assert reloaded and shot
+
+    # Each friend drove, took a risk and answered decisions, all through the page.
+    for person in (ann, bob):
+        keys = person.sent
+        assert any(k.startswith("drive:") for k in keys), keys
+        assert any(k.startswith(("call_for_backup:", "stakeout:")) for k in keys), keys
+        assert "accusation" in person.decisions and len(person.decisions) >= 2, person.decisions
+    final = ann.synced_mirror().version
+    for person in (ann, bob, cleo):
+        person.wait_version(final)
+        expect(person.page.locator(".result")).to_be_visible()
+        verify = person.page.locator(".verify")
+        expect(verify).to_have_attribute("data-verified", "ok", timeout=30_000)
+    view = assert_page_shows(ann)
+    assert view["status"] == "over"
+    murderer = view["result"]["murderer"]
+    expect(cleo.page.locator(".result")).to_have_attribute("data-murderer", murderer)
+    expect(cleo.page.locator(".reveal")).to_contain_text("Everything revealed")
+    assert cleo.page_view() == cleo.synced_mirror().view
+    ann.page.screenshot(path=str(screenshots / "game-over-seat.png"), full_page=True)
+    cleo.page.screenshot(path=str(screenshots / "game-over-reveal.png"), full_page=True)
+
+    # The spectator's page offers the transcript; it is the server's, with every secret.
+    with cleo.page.expect_download() as download:
+        cleo.page.click("#transcript-link")
+    transcript = json.loads(Path(download.value.path()).read_text())
+    assert transcript["format"] == "echoridge.transcript.v1" and transcript["table"] == table
+    secrets = transcript["final"]["secrets"]
+    assert transcript["final"]["result"]["murderer"] == murderer
+    for seat, hand in enumerate(secrets["hands"]):
+        cell = cleo.page.locator(f'.reveal tr[data-seat="{seat}"] td[data-hand]')
+        assert cell.get_attribute("data-hand") == ",".join(hand)
+
+    # The spectator saw every move (its view is the public one) and never a secret.
+    spectator = frames_before_the_end(game_frames(cleo, "spectator"), JSON)
+    assert len(spectator) >= final
+    assert not leaks(spectator, set(), True)
+    for socket in cleo.sockets:
+        if socket.kind == "lobby":
+            before = []
+            for frame in socket.received:
+                if json.loads(frame).get("type") == "transcript":
+                    break
+                before.append(codec.decode(frame, JSON, sender="server"))
+            assert not leaks(before, set(), True)
+    # and each friend's page saw its own secrets only
+    for person, seat in ((ann, 0), (bob, 1)):
+        allowed = set(secrets["hands"][seat]) | set(secrets["seen"][seat])
+        messages = frames_before_the_end(game_frames(person, "seat"), JSON)
+        assert not leaks(messages, allowed, False), person.name
+
+
+def test_a_server_killed_mid_game_the_page_reconnects_and_resumes(
+    servers: Any, people: Any
+) -> None:
+    first = servers(*SERVER_OPTIONS)
+    base = base_url(first)
+    dan = people(base, "Dan", allow_network_errors=True)
+    create_table(dan, "Dan", 2, bots="fill-greedy")
+    dan.page.click("#start-game")
+    for _ in range(4):
+        dan.wait_state(*ACTIONS, timeout=20)
+        assert play_turn(dan, drove=False) is not None
+    before = dan.synced_mirror().version
+
+    first.kill()  # no close frame at all: a dropped connection (1006)
+    expect(dan.page.locator("#game")).to_have_attribute("data-connection", "reconnecting")
+    expect(dan.page.locator("#connection")).to_have_text("reconnecting…")
+    servers(*SERVER_OPTIONS, "--port", str(first.port))  # the same address, a new process
+    expect(dan.page.locator("#game")).to_have_attribute("data-connection", "live", timeout=20_000)
+    seat_sockets = [s for s in dan.sockets if s.kind == "seat"]
+    assert len(seat_sockets) >= 2
+    resumed = json.loads(seat_sockets[-1].sent[0])
+    assert resumed["resume"]["version"] >= before  # it asked for what it was missing
+    assert dan.mirror().welcomes[-1]["resumed"] is True
+    # and plays on
+    dan.wait_state(*ACTIONS, timeout=20)
+    assert play_turn(dan, drove=True) is not None
+    assert dan.synced_mirror().version > before
+    assert_page_shows(dan)
+
+
+def test_a_phone_and_a_keyboard_are_enough(
+    web_server: ServerProcess, people: Any, screenshots: Path
+) -> None:
+    kim = people(base_url(web_server), "Kim", viewport={"width": 390, "height": 844})
+    page = kim.page
+    kim.goto("/")
+    page.focus("#name")
+    page.keyboard.type("Kim")
+    page.keyboard.press("Enter")  # creates a table for four, the other seats with greedy bots
+    page.wait_for_selector("#start-game")
+    tab_to(page, "#start-game")
+    page.keyboard.press("Enter")
+    kim.wait_state(*ACTIONS, timeout=20)
+    for turn in range(3):
+        view = kim.synced_mirror().view
+        assert view is not None
+        legal = view["you"]["legal"]
+        if view["you"]["decision"]:
+            tab_to(page, "dialog#decision button.cmd")
+            page.keyboard.press("Enter")
+        elif any(c["type"] == "drive" for c in legal):
+            target = tab_to(page, ".board .target")
+            assert target.startswith("block-")
+            focus = page.evaluate(
+                "getComputedStyle(document.activeElement.querySelector('.cell')).strokeWidth"
+            )
+            assert focus == "6px"  # the focused block is drawn with a thick outline
+            page.keyboard.press("Enter")
+        else:
+            key = tab_to(page, "#controls button.cmd")
+            assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"
+            sent = page.evaluate("document.activeElement.dataset.cmd")
+            assert sent in {command_key(c) for c in legal}, key
+            page.keyboard.press("Enter")
+        page.wait_for_function("() => document.querySelector('#game').dataset.busy === '0'")
+        if turn == 0:
+            page.screenshot(path=str(screenshots / "phone.png"), full_page=False)
+        kim.wait_state(*ACTIONS, timeout=30)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert_page_shows(kim)
+
+
+def tab_to(page: Any, selector: str, limit: int = 200) -> str:
+    """Presses Tab until the focus is on an element matching ``selector``; its data-key."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => document.activeElement?.matches(s)", selector):
+            return str(page.evaluate("document.activeElement.dataset.key || ''"))
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+_ = m  # messages: the frames are decoded with the codec
