@@ -13,7 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from echoridge.rules import EVERYONE, SPECTATOR, RuleViolation, State, decide, evolve, view
+from echoridge.rules import (
+    EVERYONE,
+    SPECTATOR,
+    RuleViolation,
+    State,
+    ViewCache,
+    decide,
+    evolve,
+    view,
+)
 from echoridge.rules.commands import Command
 from echoridge.rules.events import Drawn, Event
 from echoridge.rules.rng import Rng
@@ -35,6 +44,7 @@ class Recorder:
 
     def __post_init__(self) -> None:
         self._public = self.initial
+        self._views = ViewCache()  # consecutive public views share subtrees: cheap diffs
 
     @property
     def rng(self) -> Rng:
@@ -43,7 +53,7 @@ class Recorder:
     def record(
         self, seat: int | None, command: Command, events: Sequence[Event], after: State
     ) -> None:
-        public = view(after, SPECTATOR)
+        public = view(after, SPECTATOR, self._views)
         self.entries.append(
             {
                 "version": len(self.entries) + 1,

@@ -15,7 +15,16 @@ from echoridge.rules.evolve import evolve, fold
 from echoridge.rules.legal import legal_actions
 from echoridge.rules.model import State, Status
 from echoridge.rules.rng import Rng
-from echoridge.rules.views import EVERYONE, SPECTATOR, Everyone, Seat, Spectator, Viewer, view
+from echoridge.rules.views import (
+    EVERYONE,
+    SPECTATOR,
+    Everyone,
+    Seat,
+    Spectator,
+    ViewCache,
+    Viewer,
+    view,
+)
 
 __all__ = [
     "EVERYONE",
@@ -28,6 +37,7 @@ __all__ = [
     "Spectator",
     "State",
     "Status",
+    "ViewCache",
     "Viewer",
     "decide",
     "evolve",

@@ -7,10 +7,12 @@ secrets, decision and legal actions (under ``you``); a ``Spectator`` sees the pu
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
 from echoridge.rules.board import BLOCKS
+from echoridge.rules.commands import Command
 from echoridge.rules.data import CLUES_NEEDED, COLORS, EVENT_LINES, EVIDENCE_ORDER, HQ, SUSPECTS
 from echoridge.rules.decisions import ChooseDiscard, ChooseSlot, Decision
 from echoridge.rules.errors import RulesError
@@ -47,19 +49,116 @@ SPECTATOR = Spectator()
 EVERYONE = Everyone()
 
 
-def view(state: State, viewer: Viewer) -> dict[str, Any]:
+class ViewCache:
+    """Makes ``view`` cheap to call for every viewer of a table, version after version.
+
+    The public sections of a view are built once per state and shared by every viewer; and each
+    section (per viewer where it differs) is *interned*: when it equals what the same slot held
+    last time, the earlier object is returned instead.  Views made through one cache therefore
+    share every unchanged subtree with the views made before, so ``diff`` of two consecutive
+    views skips those subtrees by identity (``old is new``).  Interning compares with Python's
+    ``==``, which is the wire's equality here because a view holds no floats and each of its
+    positions has one type (never ``1`` at one version and ``True`` at the next); so the views
+    are exactly those made without a cache (tests/rules/test_view_cache.py checks it with the
+    strict ``diff``).  Views are plain data that must never be mutated; a cache serves one
+    table's sequence of states.
+    """
+
+    __slots__ = ("_plain", "_public", "_slots", "_state")
+
+    def __init__(self) -> None:
+        self._state: State | None = None
+        self._public: dict[str, Any] = {}
+        self._slots: dict[Any, Any] = {}
+        self._plain: dict[int, dict[Command, dict[str, Any]]] = {}
+
+    def legal(self, seat: int, commands: tuple[Command, ...]) -> list[dict[str, Any]]:
+        """``[to_plain(c) for c in commands]``, reusing the plain form of the commands that were
+        legal for ``seat`` last time (consecutive legal lists repeat a lot); only the latest
+        list is kept, so the cache stays as small as the views."""
+        before = self._plain.get(seat, {})
+        plain = [before.get(c) or to_plain(c) for c in commands]
+        self._plain[seat] = dict(zip(commands, plain, strict=True))
+        return plain
+
+    def intern(self, slot: Any, value: Any) -> Any:
+        """``value``, or the equal object that ``slot`` held before."""
+        held = self._slots.get(slot, _NOTHING)
+        if held is not _NOTHING and type(held) is type(value) and held == value:
+            return held
+        self._slots[slot] = value
+        return value
+
+    def memo(self, slot: Any, key: Any, make: Any) -> Any:
+        """``make()``, unless ``slot`` was last made from a key equal to ``key``."""
+        held = self._slots.get(("memo", slot), _NOTHING)
+        if held is not _NOTHING and held[0] == key:
+            return held[1]
+        value = make()
+        self._slots[("memo", slot)] = (key, value)
+        return value
+
+    def public(self, state: State) -> dict[str, Any]:
+        if state is not self._state:
+            self._public = _public_sections(state, self)
+            self._state = state
+        return self._public
+
+
+_NOTHING: Any = object()
+
+
+def _intern_block(cache: ViewCache, viewer: Any, i: int, block: Any) -> Any:
+    return cache.intern(("block", viewer, i), block)
+
+
+def view(state: State, viewer: Viewer, cache: ViewCache | None = None) -> dict[str, Any]:
+    """What ``viewer`` may see of ``state``; with a ``cache``, sharing unchanged subtrees with
+    the views the cache made before (see ``ViewCache``)."""
     if isinstance(viewer, Everyone) and state.status is not Status.OVER:
         raise RulesError("the full view is only published after the game")
     if isinstance(viewer, Seat) and not 0 <= viewer.seat < len(state.players):
         raise RulesError("no such seat")
+    if cache is None:
+        cache = ViewCache()
     me = viewer.seat if isinstance(viewer, Seat) else None
     everyone = isinstance(viewer, Everyone)
     known = state.players[me].known_tokens if me is not None else frozenset()
+    public = cache.public(state)
+    city = public["city"]
+    if known or everyone:
+        blocks = functools.partial(_intern_block, cache, (me, everyone))
+        city = cache.intern(("city", me, everyone), _city(state, known, everyone, blocks))
     out: dict[str, Any] = {
+        "status": public["status"],
+        "mode": public["mode"],
+        "turn": public["turn"],
+        "city": city,
+        "bag": public["bag"],
+        "track": public["track"],
+        "events": public["events"],
+        "force": public["force"],
+        "suspects": public["suspects"],
+        "evidence": public["evidence"],
+        "players": public["players"],
+        "looks": public["looks"],
+        "commitments": public["commitments"],
+        "proofs": public["proofs"],
+        "decisions": public["decisions"],
+        "you": cache.intern(("you", me), _you(state, me, cache)) if me is not None else None,
+        "result": public["result"],
+        "secrets": _secrets(state) if everyone else None,
+    }
+    return out
+
+
+def _public_sections(state: State, cache: ViewCache) -> dict[str, Any]:
+    """The sections every viewer sees alike (``city`` as a spectator sees it), interned."""
+    sections: dict[str, Any] = {
         "status": state.status.value,
         "mode": "solo" if len(state.players) == 1 else "competitive",
         "turn": _turn(state),
-        "city": _city(state, known, everyone),
+        "city": _city(state, frozenset(), False, functools.partial(_intern_block, cache, None)),
         "bag": dict(zip((c.value for c in COLORS), state.bag, strict=True)),
         "track": {
             "stacks": _stacks(state),
@@ -97,16 +196,20 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
             }
             for e in EVIDENCE_ORDER
         ],
-        "players": [_player(state, p.seat) for p in state.players],
+        "players": [
+            cache.intern(("player", p.seat), _player(state, p.seat)) for p in state.players
+        ],
         "looks": [list(pair) for pair in state.looks],
-        "commitments": {label: digest.hex() for label, digest in state.commitments},
+        "commitments": cache.memo(
+            "commitments",
+            state.commitments,
+            lambda: {label: digest.hex() for label, digest in state.commitments},
+        ),
         "proofs": _public_proofs(state),
         "decisions": [_public_decision(d) for d in state.pending],
-        "you": _you(state, me) if me is not None else None,
         "result": _result(state) if state.status is Status.OVER else None,
-        "secrets": _secrets(state) if everyone else None,
     }
-    return out
+    return {name: cache.intern(name, value) for name, value in sections.items()}
 
 
 def _turn(state: State) -> dict[str, Any] | None:
@@ -134,7 +237,12 @@ def _clue(token: ClueToken, known: frozenset[tuple[int, int]], everyone: bool) -
     }
 
 
-def _city(state: State, known: frozenset[tuple[int, int]], everyone: bool) -> dict[str, Any]:
+def _city(
+    state: State,
+    known: frozenset[tuple[int, int]],
+    everyone: bool,
+    intern: Any = lambda slot, value: value,
+) -> dict[str, Any]:
     on_block = {t.block: t for t in state.tokens if t.place is Place.CITY}
     events: dict[tuple[int, int], list[int]] = {}
     for i, a in enumerate(state.slots):
@@ -148,17 +256,16 @@ def _city(state: State, known: frozenset[tuple[int, int]], everyone: bool) -> di
     for i, b in enumerate(BLOCKS):
         mob = state.mobsters[i]
         tok = on_block.get(b)
-        blocks.append(
-            {
-                "block": list(b),
-                "name": state.layout[i] if state.layout else "",
-                "hq": b == HQ,
-                "mobster": mob.value if mob is not None else None,
-                "clue": _clue(tok, known, everyone) if tok is not None else None,
-                "events": events.get(b, []),
-                "cars": cars.get(b, []),
-            }
-        )
+        block = {
+            "block": list(b),
+            "name": state.layout[i] if state.layout else "",
+            "hq": b == HQ,
+            "mobster": mob.value if mob is not None else None,
+            "clue": _clue(tok, known, everyone) if tok is not None else None,
+            "events": events.get(b, []),
+            "cars": cars.get(b, []),
+        }
+        blocks.append(intern(i, block))
     return {
         "blocks": blocks,
         "informants": sorted(state.informants),
@@ -207,7 +314,7 @@ def _public_decision(d: Decision) -> dict[str, Any]:
     return out
 
 
-def _you(state: State, seat: int) -> dict[str, Any]:
+def _you(state: State, seat: int, cache: ViewCache) -> dict[str, Any]:
     p = state.players[seat]
     tokens = {t.block: t for t in state.tokens}
     decision = next((d for d in state.pending if d.seat == seat), None)
@@ -239,7 +346,9 @@ def _you(state: State, seat: int) -> dict[str, Any]:
         "accusation": p.accusation,
         "proofs": _private_proofs(state, seat),
         "decision": mine,
-        "legal": [to_plain(cmd) for cmd in legal_actions(state, seat)],
+        "legal": cache.intern(
+            ("legal", seat), cache.legal(seat, legal_actions(state, seat))
+        ),
     }
 
 

@@ -19,7 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from echoridge.rules import SPECTATOR, RuleViolation, Seat, State, Status, decide, evolve, view
+from echoridge.rules import (
+    SPECTATOR,
+    RuleViolation,
+    Seat,
+    State,
+    Status,
+    ViewCache,
+    decide,
+    evolve,
+    view,
+)
 from echoridge.rules.commands import ApplyDefault, Command, StartGame
 from echoridge.rules.events import Event
 from echoridge.rules.rng import Rng
@@ -76,10 +86,10 @@ class Outcome:
     message: str | None = None
 
 
-def viewer_view(state: State, key: int) -> dict[str, Any]:
+def viewer_view(state: State, key: int, cache: ViewCache | None = None) -> dict[str, Any]:
     if state.status is Status.NEW or key == SPECTATORS:
-        return view(state, SPECTATOR)
-    return view(state, Seat(key))
+        return view(state, SPECTATOR, cache)
+    return view(state, Seat(key), cache)
 
 
 class TableRunner:
@@ -96,6 +106,10 @@ class TableRunner:
         self.rng: Rng | None = None
         self.history: deque[tuple[int, State]] = deque(maxlen=HISTORY)
         self.groups: dict[int, Group] = {}
+        # Views made through a cache share unchanged subtrees with the ones before, so diffs
+        # skip them; delayed spectators walk an older sequence of states, so they get their own.
+        self.views = ViewCache()
+        self.delayed_views = ViewCache()
         self.lock = asyncio.Lock()
         self._follow_task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -226,11 +240,12 @@ class TableRunner:
         async with self.lock:
             if self.closed or self.version != version or self.rng is None:
                 return
-            legal = viewer_view(self.state, seat).get("you", {}).get("legal") or []
+            seen = viewer_view(self.state, seat, self.views)
+            legal = seen.get("you", {}).get("legal") or []
             if not legal:
                 return
             policy = bot_policy(self.bots[seat], f"{self.table}/{seat}/{version}")
-            choice = policy.choose(viewer_view(self.state, seat), legal)
+            choice = policy.choose(seen, legal)
             try:
                 command = load(choice)
                 events = decide(self.state, command, self.rng)
@@ -318,6 +333,10 @@ class TableRunner:
     def _target(self, key: int) -> int:
         return self._spectator_version() if key == SPECTATORS else self.version
 
+    def _views(self, key: int) -> ViewCache:
+        delayed = key == SPECTATORS and self._spectator_version() != self.version
+        return self.delayed_views if delayed else self.views
+
     def _fan_out(self) -> None:
         for key, group in self.groups.items():
             target = self._target(key)
@@ -331,7 +350,7 @@ class TableRunner:
                 self._step(key, group, group.version + 1, state)
 
     def _step(self, key: int, group: Group, version: int, state: State) -> None:
-        new = viewer_view(state, key)
+        new = viewer_view(state, key, self._views(key))
         delta = m.Delta(
             table=self.table, epoch=self.epoch, version=version, ops=diff(group.view, new)
         )
@@ -355,7 +374,7 @@ class TableRunner:
                 target = self._target(key)
                 state = self._state_at(target)
                 assert state is not None
-                group = self.groups[key] = Group(target, viewer_view(state, key))
+                group = self.groups[key] = Group(target, viewer_view(state, key, self._views(key)))
             backlog: list[m.Delta] = []
             resumed = (
                 resume is not None

@@ -1,0 +1,53 @@
+"""``ViewCache``: views made through it are exactly the views made without it (the strict
+equality of the wire, as ``diff`` sees it), and consecutive views share unchanged subtrees."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from echoridge.rules import EVERYONE, SPECTATOR, Seat, Status, ViewCache, view
+from echoridge.rules.views import Viewer
+from echoridge.simulate import game_seed, play_random
+from echoridge_protocol.delta import diff
+
+
+def viewers(players: int) -> list[Viewer]:
+    return [SPECTATOR, *(Seat(s) for s in range(players))]
+
+
+@pytest.mark.parametrize(("players", "game"), [(1, 0), (2, 1), (3, 2), (4, 3), (4, 4)])
+def test_cached_views_are_the_uncached_views(players: int, game: int) -> None:
+    cache = ViewCache()
+    before: dict[Viewer, Any] = {}
+    steps = 0
+    for _, _, state in play_random(players, game_seed(99, game)):
+        steps += 1
+        for viewer in viewers(players) if state.status is not Status.NEW else [SPECTATOR]:
+            cached = view(state, viewer, cache)
+            plain = view(state, viewer)
+            assert diff(plain, cached) == [] and diff(cached, plain) == []
+            if viewer in before:
+                old_cached, old_plain = before[viewer]
+                assert diff(old_cached, cached) == diff(old_plain, plain)
+            before[viewer] = (cached, plain)
+        if state.status is Status.OVER:
+            assert diff(view(state, EVERYONE), view(state, EVERYONE, cache)) == []
+    assert steps > 20
+
+
+def test_unchanged_sections_are_shared_between_versions() -> None:
+    cache = ViewCache()
+    views = [view(s, Seat(0), cache) for _, _, s in play_random(2, game_seed(5, 0))][1:]
+    shared = sum(a["city"] is b["city"] for a, b in zip(views, views[1:], strict=False))
+    blocks = sum(
+        x is y
+        for a, b in zip(views, views[1:], strict=False)
+        for x, y in zip(a["city"]["blocks"], b["city"]["blocks"], strict=True)
+    )
+    assert views[0]["commitments"] is views[-1]["commitments"]
+    assert shared > 0 and blocks > 20 * (len(views) - 1)
+    # Without a cache nothing is shared.
+    a, b = (view(s, Seat(0)) for _, _, s in list(play_random(2, game_seed(5, 0)))[3:5])
+    assert a["commitments"] is not b["commitments"]
