@@ -24,9 +24,20 @@ async def redis_errors(doing: str) -> AsyncIterator[None]:
         raise StoreUnavailable(f"Redis failed while {doing}: {exc}") from exc
 
 
+POOL_CONNECTIONS = 512  # at most this many Redis connections per client (one per call in flight)
+POOL_WAIT = 10.0  # seconds a call waits for a free connection before it fails
+
+
 def client(url: str, **options: Any) -> Redis:
-    """A client for ``redis://host:port/db`` or ``unix:///path/to/socket``."""
-    return aioredis.Redis.from_url(url, **options)
+    """A client for ``redis://host:port/db`` or ``unix:///path/to/socket``.
+
+    Its pool blocks: a call beyond ``POOL_CONNECTIONS`` at once waits for a free connection
+    (redis-py's default pool fails such a call at once, and caps itself at 100 connections,
+    which a busy node reaches).  ``?max_connections=N&timeout=S`` in the URL override both."""
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, **{"max_connections": POOL_CONNECTIONS, "timeout": POOL_WAIT, **options}
+    )
+    return aioredis.Redis.from_pool(pool)
 
 
 class Scripts:
