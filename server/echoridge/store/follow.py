@@ -23,6 +23,8 @@ from echoridge.store.errors import StoreUnavailable, TableDamaged
 from echoridge.store.log import EventStore, _fields
 
 BLOCK_MS = 5000
+PAUSE_PER_STREAM = 0.0001  # seconds between two XREADs that found entries, per followed stream
+PAUSE_MAX = 0.02  # ... at most (what an append by another node may wait more, at worst)
 BATCH = 500  # entries per stream per XREAD
 RETRY = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)  # seconds between attempts while Redis is down
 
@@ -126,12 +128,17 @@ class Follower:
                 await asyncio.sleep(RETRY[min(failures, len(RETRY) - 1)])
                 failures += 1
                 continue
-            for key, rows in _streams(reply):
+            got = _streams(reply)
+            for key, rows in got:
                 name = key.decode() if isinstance(key, bytes) else key
                 if name == self._wake_key:
                     self._wake_id = rows[-1][0]
                     continue
                 self._deliver(keys.table_of_log(name), rows)
+            if got and self._cursors:
+                # An XREAD costs (here and in Redis) in proportion to the streams it names; on a
+                # busy node, let a few milliseconds of appends gather before the next one.
+                await asyncio.sleep(min(PAUSE_MAX, PAUSE_PER_STREAM * len(self._cursors)))
 
     def _deliver(self, table: str, rows: list[Any]) -> None:
         cursor = self._cursors.get(table)
