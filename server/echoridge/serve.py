@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 import sys
 from dataclasses import dataclass
 
 from echoridge.logs import configure_logging, get_logger
-from echoridge.net.metrics import LoopLag, loop_lag_metrics, server_metrics
+from echoridge.net.metrics import LoopLag, loop_lag_metrics, server_metrics, watch_gc
 from echoridge.net.server import GameServer
 from echoridge.net.session import Limits
 from echoridge.store import Storage, StoreError
@@ -52,6 +53,7 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
         node.bot_delay = options.bot_delay
         server = GameServer(node, metrics, Limits(commands_per_second=options.commands_per_second))
         lag = asyncio.create_task(watch_loop_lag(loop_lag_metrics(metrics.registry)))
+        unwatch_gc = watch_gc(metrics.registry)
         stop = _stop_on_signals()  # before the ready line: a SIGTERM right after it must stop us
         try:
             await storage.directory.reindex()
@@ -63,12 +65,16 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
                 file=sys.stderr,
                 flush=True,
             )
+            # What exists now (modules, the engine's tables) lives as long as the process: keep it
+            # out of the cyclic collector's full passes, which stop the event loop.
+            gc.freeze()
             if ready is not None:
                 ready.set()
             await stop.wait()
             log.info("stopping")
         finally:
             lag.cancel()
+            unwatch_gc()
             await server.stop()
             await node.close()
             await storage.close()

@@ -18,6 +18,7 @@ from echoridge.net.metrics import (
     ServerMetrics,
     format_value,
     server_metrics,
+    watch_gc,
 )
 
 # --- a small parser of the text format ---------------------------------------------------------
@@ -489,3 +490,20 @@ def test_the_parser_catches_bad_text() -> None:
     for text in bad:
         with pytest.raises((AssertionError, KeyError)):
             parse(text)
+
+
+def test_gc_metrics_count_collections() -> None:
+    import gc
+
+    registry = Registry()
+    stop = watch_gc(registry)
+    try:
+        gc.collect(0)
+        gc.collect(2)
+    finally:
+        stop()
+    text = registry.render()
+    assert 'echoridge_gc_collections_total{generation="0"}' in text
+    assert 'echoridge_gc_collections_total{generation="2"}' in text
+    gc.collect()  # no longer counted
+    assert registry.render() == text

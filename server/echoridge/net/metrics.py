@@ -18,14 +18,15 @@ negative counter increments and NaN observations.
 from __future__ import annotations
 
 import bisect
+import gc
 import itertools
 import math
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import ClassVar, Final, TypeVar
+from typing import Any, ClassVar, Final, TypeVar
 
 CONTENT_TYPE: Final = "text/plain; version=0.0.4; charset=utf-8"
 """The ``Content-Type`` of ``Registry.render()``'s output."""
@@ -421,3 +422,39 @@ def loop_lag_metrics(registry: Registry) -> LoopLag:
         )
     )
     return LoopLag(seconds, worst)
+
+
+# --- garbage collection ------------------------------------------------------------------------
+
+
+def watch_gc(registry: Registry) -> Callable[[], None]:
+    """Count the cyclic garbage collector's runs and the time they take, by generation
+    (``echoridge_gc_seconds_total``, ``echoridge_gc_collections_total``): a collection stops
+    the event loop, and its cost grows with the objects a node keeps (views, histories).
+    Returns the function that stops the counting."""
+    seconds = registry.register(
+        Counter(
+            "echoridge_gc_seconds_total",
+            "Time the event loop spent in the cyclic garbage collector, in seconds.",
+            ("generation",),
+        )
+    )
+    runs = registry.register(
+        Counter(
+            "echoridge_gc_collections_total",
+            "Collections of the cyclic garbage collector.",
+            ("generation",),
+        )
+    )
+    started = [0.0]
+
+    def callback(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+            return
+        generation = str(info.get("generation", "?"))
+        seconds.inc(time.perf_counter() - started[0], generation=generation)
+        runs.inc(generation=generation)
+
+    gc.callbacks.append(callback)
+    return lambda: gc.callbacks.remove(callback)
