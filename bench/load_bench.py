@@ -3,7 +3,10 @@ loaded by remote bots over the network, and beside it a minimal websockets broad
 
 1. Starts ``echo-ridge serve`` (``--commands-per-second 1000000 --bot-delay 0
    --decision-timeout 0``) and runs ``echo-ridge bots`` in this process (``run_bots``): 200
-   tables x 4 seats + 1 spectator (``--quick``: 20), random bots, unpaced unless ``--rate``.
+   tables x 4 seats + 1 spectator (``--quick``: 20), random bots; the tables arrive over
+   ``--ramp`` seconds (10) and each seat thinks ``--think`` seconds (1 on average, exponential,
+   so commands arrive as from independent people) before each command; ``--think 0`` plays
+   unpaced, which saturates the server (throughput, not latency).
 2. Reports for the play (from the first table's creation to the end of the last game):
    commands/s, deliveries/s, command-to-delta latency p50/p99 (client side, around
    ``Seat.act``; and the server's own command time from its histogram), Redis calls per command
@@ -59,6 +62,8 @@ TICKS = os.sysconf("SC_CLK_TCK")
 TARGET_P99_MS = 50.0
 TARGET_ROUND_TRIPS = 1.0
 TARGET_RATIO = 0.6
+THINK = 1.0  # seconds a seat thinks before a command, on average (a fast human takes longer)
+RAMP = 10.0  # seconds over which the tables arrive
 BASELINE_CPU = 2.0  # seconds of baseline server CPU to measure, at least
 
 
@@ -116,8 +121,7 @@ class GameServer:
 def start_server(work: Path, pool: int, gc_threshold: str | None = None) -> GameServer:
     """``echo-ridge serve`` on an embedded Redis in ``work``.  ``pool`` > 0: the embedded Redis
     is started here (the same ``EmbeddedRedis``) and handed to the server as ``--redis-url``
-    with ``?max_connections=POOL`` (redis-py 8 caps an asyncio pool at 100 connections and
-    fails a call beyond that at once); 0: the server starts it itself, as ``make run`` does.
+    with ``?max_connections=POOL``; 0: the server starts it itself, as ``make run`` does.
     ``gc_threshold`` ("700,10,10") starts it with ``gc.set_threshold`` (to measure what the
     collector costs)."""
     port = free_port()
@@ -464,16 +468,19 @@ async def bench(args: argparse.Namespace) -> int:
         bot=args.bot,
         subprotocol=args.subprotocol,
         rate=args.rate,
+        think=args.think,
+        ramp=args.ramp,
         timeout=1800,
         seed=args.seed,
     )
     print(f"# load benchmark: {tables} tables x {args.players} seats + {args.spectators} "
-          f"spectator(s), {args.bot} bots, {args.subprotocol}, rate {args.rate or 'unpaced'}; "
+          f"spectator(s), {args.bot} bots, {args.subprotocol}, rate {args.rate or 'unpaced'}, "
+          f"think {args.think:g} s, ramp {args.ramp:g} s; "
           f"{os.cpu_count()} cores; server pid {server.process.pid}"
           + (f", gc.set_threshold({args.gc_threshold})" if args.gc_threshold else ""))  # fmt: skip
     if args.redis_pool:
-        print(f"# the server's Redis pool is raised to {args.redis_pool} connections "
-              "(--redis-pool 0: redis-py's default of 100, beyond which calls fail)")  # fmt: skip
+        print(f"# the server's Redis pool is set to {args.redis_pool} connections "
+              "(--redis-pool 0: the server's own default)")  # fmt: skip
     try:
         watch = Monitor(server.redis_sock)
         before = Snapshot.take(server, r)
@@ -517,6 +524,10 @@ async def bench(args: argparse.Namespace) -> int:
     path = clients["evalsha APPEND"] + clients["hget cids"] - clients["evalsha START"]
     lifecycle = sum(clients.values()) - clients["xread"] - path
     path_trips, all_trips = path / commands, (path + lifecycle) / commands
+
+    def gc_delta(what: str, generation: str) -> float:
+        series = f'echoridge_gc_{what}_total{{generation="{generation}"}}'
+        return delta(before.metrics, end.metrics, series)
     load = {
         "tables": tables,
         "commands": int(commands),
@@ -538,6 +549,8 @@ async def bench(args: argparse.Namespace) -> int:
         "loop_lag_mean_ms": round(lag_sum / lag_count * 1000, 2) if lag_count else 0.0,
         "loop_lag_p50_ms_le": bucket_quantile(lag_buckets, lag_count, 0.5) * 1000,
         "loop_lag_p99_ms_le": bucket_quantile(lag_buckets, lag_count, 0.99) * 1000,
+        "gc_seconds": {g: round(gc_delta("seconds", g), 3) for g in "012"},
+        "gc_collections": {g: int(gc_delta("collections", g)) for g in "012"},
     }
     print("load    ", json.dumps(load))
     redis_report = {
@@ -608,16 +621,27 @@ def main() -> int:
     parser.add_argument("--bot", choices=("random", "greedy"), default="random")
     parser.add_argument("--subprotocol", choices=("msgpack", "json", "mixed"), default="msgpack")
     parser.add_argument("--rate", type=float, default=0.0, help="commands/s per seat (0: unpaced)")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=THINK,
+        metavar="SECONDS",
+        help=f"mean think time of a seat before each command, exponential (default {THINK}; "
+        "0: unpaced, the server saturated)",
+    )
+    parser.add_argument(
+        "--ramp", type=float, default=RAMP, metavar="SECONDS", help="spread table creation over"
+    )
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--py-spy", metavar="FILE", help="record the server with py-spy (raw)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (server log)")
     parser.add_argument(
         "--redis-pool",
         type=int,
-        default=1000,
+        default=0,
         metavar="N",
-        help="the server's Redis connection pool (0: the server's own embedded Redis and "
-        "redis-py's default pool of 100, which fails calls beyond 100 at once)",
+        help="hand the server an embedded Redis with ?max_connections=N (0: the server starts "
+        "its own, as make run does, with its default pool)",
     )
     parser.add_argument(
         "--gc-threshold", metavar="G0,G1,G2", help="start the server with gc.set_threshold(...)"

@@ -105,6 +105,16 @@ def main(argv: list[str] | None = None) -> int:
         "--commands-per-second, 10 by default)",
     )
     bots.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="mean time a seat thinks before each command (exponentially distributed; 0: none)",
+    )
+    bots.add_argument(
+        "--ramp", type=float, default=0.0, metavar="SECONDS", help="spread table creation over"
+    )
+    bots.add_argument(
         "--timeout", type=float, default=600.0, metavar="SECONDS", help="per table"
     )
     bots.add_argument("--seed", type=int, default=None, help="fix client seeds and policies")
@@ -164,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
                 subprotocol=args.subprotocol,
                 concurrency=args.concurrency,
                 rate=args.rate,
+                think=args.think,
+                ramp=args.ramp,
                 timeout=args.timeout,
                 seed=args.seed,
             )

@@ -29,6 +29,7 @@ import hashlib
 import json
 import math
 import os
+import random
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -61,6 +62,8 @@ class BotOptions:
     subprotocol: str = "msgpack"  # msgpack, json or mixed (alternating per connection)
     concurrency: int = 0  # tables in play at once (0: all of them)
     rate: float = 9.0  # messages per second per connection (0: unpaced)
+    think: float = 0.0  # mean seconds a seat thinks before each command (exponential; 0: none)
+    ramp: float = 0.0  # seconds over which the tables' creations are spread evenly
     timeout: float = 600.0  # seconds per table, from its creation to the end of its game
     seed: int | None = None  # fixes client seeds and policies (default: random)
     verify: bool = True
@@ -76,8 +79,10 @@ class BotOptions:
             raise ValueError("--bot is random or greedy")
         if self.subprotocol not in SUBPROTOCOL_CHOICES:
             raise ValueError("--subprotocol is msgpack, json or mixed")
-        if self.concurrency < 0 or self.rate < 0 or self.timeout <= 0:
-            raise ValueError("--concurrency and --rate must not be negative, --timeout positive")
+        if self.concurrency < 0 or self.rate < 0 or self.think < 0 or self.ramp < 0:
+            raise ValueError("--concurrency, --rate, --think and --ramp must not be negative")
+        if self.timeout <= 0:
+            raise ValueError("--timeout must be positive")
         if not self.url.startswith(("ws://", "wss://")):
             raise ValueError("the URL is ws://HOST:PORT/ws or wss://...")
 
@@ -137,10 +142,15 @@ class _Measured:
 class BotSeat(_Measured, Seat):
     """A seat that paces its commands and times each from sending to its delta."""
 
-    def __init__(self, *args: Any, stats: Stats, rate: float, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, stats: Stats, rate: float, think: float = 0.0, seed: bytes = b"",
+        **kwargs: Any,
+    ) -> None:  # fmt: skip
         super().__init__(*args, **kwargs)
         self.stats = stats
         self.pacer = Pacer(rate)
+        self.think = think
+        self.thinking = random.Random(seed)  # think times: independent seats, Poisson arrivals
         self._received = 0
 
     async def _on_message(self, message: m.ServerMessage) -> None:
@@ -149,6 +159,8 @@ class BotSeat(_Measured, Seat):
 
     async def act(self, command: dict[str, Any], timeout: float = 30.0) -> m.Result:
         version = self.version
+        if self.think:
+            await asyncio.sleep(self.thinking.expovariate(1.0 / self.think))
         await self.pacer.wait()
         if self.version != version:
             # The command was chosen from a view that is no longer current: have the caller
@@ -252,6 +264,8 @@ async def _play_table(
                         subprotocol=subprotocol_of(options, i, s),
                         stats=stats,
                         rate=options.rate,
+                        think=options.think,
+                        seed=_derive(options.seed, "think", i, s),
                     )
                     seats.append(seat)
                     await seat.start()
@@ -433,6 +447,8 @@ async def run_tables(
     began = time.perf_counter()
 
     async def one(run: TableRun) -> None:
+        if options.ramp and options.tables > 1:
+            await asyncio.sleep(options.ramp * run.index / options.tables)
         async with slots:
             await _play_table(run, options, stats, setup)
 
@@ -478,6 +494,8 @@ async def run_tables(
         "bot": options.bot,
         "subprotocol": options.subprotocol,
         "rate": options.rate,
+        "think": options.think,
+        "ramp": options.ramp,
         "concurrency": options.concurrency or options.tables,
         "verify": "replay" if _has_engine() else "protocol",
     }
