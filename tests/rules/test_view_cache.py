@@ -3,6 +3,7 @@ equality of the wire, as ``diff`` sees it), and consecutive views share unchange
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -40,10 +41,10 @@ def test_cached_views_are_the_uncached_views(players: int, game: int) -> None:
 def test_unchanged_sections_are_shared_between_versions() -> None:
     cache = ViewCache()
     views = [view(s, Seat(0), cache) for _, _, s in play_random(2, game_seed(5, 0))][1:]
-    shared = sum(a["city"] is b["city"] for a, b in zip(views, views[1:], strict=False))
+    shared = sum(a["city"] is b["city"] for a, b in itertools.pairwise(views))
     blocks = sum(
         x is y
-        for a, b in zip(views, views[1:], strict=False)
+        for a, b in itertools.pairwise(views)
         for x, y in zip(a["city"]["blocks"], b["city"]["blocks"], strict=True)
     )
     assert views[0]["commitments"] is views[-1]["commitments"]

@@ -13,7 +13,8 @@ map it was given, unchanged.
   event rewards; a Coffee Break only when nothing useful can be done.
 
 This module depends on nothing but the standard library (the client package must not import the
-server): the suspect table of rules.md §7.4 and the event rewards of §11.5 are copied below.
+server): the suspect table of rules.md §7.4 is in ``gamedata``, the event rewards of §11.5 are
+copied below.
 """
 
 from __future__ import annotations
@@ -22,29 +23,14 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Protocol
 
+from echoridge_client.gamedata import CODE_ORDER, SUSPECT_CODES, TRAITS
+
 Command = dict[str, Any]
 View = dict[str, Any]
 Block = tuple[int, int]
 
 # --- game data (rules.md) -----------------------------------------------------------------------
 
-#: §7.4: each suspect's code; bits in the order Gang, Rank, Forensics, Getaway, Weapon.
-SUSPECT_CODES: Final[dict[str, str]] = {
-    "S01": "00000", "S02": "00011", "S03": "00101", "S04": "00110",
-    "S05": "01001", "S06": "01010", "S07": "01100", "S08": "01111",
-    "S09": "10001", "S10": "10010", "S11": "10100", "S12": "10111",
-    "S13": "11000", "S14": "11011", "S15": "11101", "S16": "11110",
-}  # fmt: skip
-CODE_ORDER: Final = ("gang", "rank", "forensics", "getaway", "weapon")
-#: The trait value of a 0 bit and of a 1 bit, per evidence (as ``view["you"]["traits"]`` shows).
-TRAITS: Final[dict[str, tuple[str, str]]] = {
-    "gang": ("Red Rhinos", "Blue Bees"),
-    "rank": ("Boss", "Underboss"),
-    "forensics": ("Fingerprints", "Shoeprints"),
-    "getaway": ("Car", "Motorcycle"),
-    "weapon": ("Gun", "Knife"),
-}
-EVIDENCE_ORDER: Final = ("rank", "gang", "forensics", "getaway", "weapon")
 HQ: Final[Block] = (3, 3)
 HOURS: Final = 48
 INTERROGATE_LEVELS: Final = frozenset({2, 4, 6, 8, 10})

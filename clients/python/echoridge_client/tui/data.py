@@ -1,41 +1,40 @@
 """Game data the terminal client shows (rules.md): names and one-line summaries.
 
 The client package never imports the server, so the little it needs of the rules' tables is
-copied here: suspect names and trait codes (§7.4), Force cards (§9), abilities (§10), events
-(§11.5) and the decisions a seat may owe (§4.5).
+copied here (suspect codes and traits come from ``gamedata``): suspect names (§7.4), Force cards
+(§9), abilities (§10), events (§11.5) and the decisions a seat may owe (§4.5).
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from echoridge_client.gamedata import CODE_ORDER as CODE_ORDER
+from echoridge_client.gamedata import EVIDENCE_ORDER as EVIDENCE_ORDER
+from echoridge_client.gamedata import SUSPECT_CODES
+from echoridge_client.gamedata import TRAITS as TRAITS
+
 #: §7.4: suspect id -> (name, code); code bits in the order Gang, Rank, Forensics, Getaway, Weapon.
-SUSPECTS: Final[dict[str, tuple[str, str]]] = {
-    "S01": ('Lou "Needles" Caruso', "00000"),
-    "S02": ("Dolores Vane", "00011"),
-    "S03": ("Sal Moretti", "00101"),
-    "S04": ("Ginger Malloy", "00110"),
-    "S05": ("Eddie Two-Tone", "01001"),
-    "S06": ("Rita Blackwood", "01010"),
-    "S07": ("Frankie Bellows", "01100"),
-    "S08": ("Mae Calloway", "01111"),
-    "S09": ("Tommy Grit", "10001"),
-    "S10": ("Iris Shade", "10010"),
-    "S11": ("Nicky Lark", "10100"),
-    "S12": ("Hattie Crowe", "10111"),
-    "S13": ("Gus Pennington", "11000"),
-    "S14": ("Lola Ferrante", "11011"),
-    "S15": ("Benny Ashgrove", "11101"),
-    "S16": ("Cora Dunmore", "11110"),
+_NAMES: Final[dict[str, str]] = {
+    "S01": 'Lou "Needles" Caruso',
+    "S02": "Dolores Vane",
+    "S03": "Sal Moretti",
+    "S04": "Ginger Malloy",
+    "S05": "Eddie Two-Tone",
+    "S06": "Rita Blackwood",
+    "S07": "Frankie Bellows",
+    "S08": "Mae Calloway",
+    "S09": "Tommy Grit",
+    "S10": "Iris Shade",
+    "S11": "Nicky Lark",
+    "S12": "Hattie Crowe",
+    "S13": "Gus Pennington",
+    "S14": "Lola Ferrante",
+    "S15": "Benny Ashgrove",
+    "S16": "Cora Dunmore",
 }
-CODE_ORDER: Final = ("gang", "rank", "forensics", "getaway", "weapon")
-EVIDENCE_ORDER: Final = ("rank", "gang", "forensics", "getaway", "weapon")
-TRAITS: Final[dict[str, tuple[str, str]]] = {
-    "gang": ("Red Rhinos", "Blue Bees"),
-    "rank": ("Boss", "Underboss"),
-    "forensics": ("Fingerprints", "Shoeprints"),
-    "getaway": ("Car", "Motorcycle"),
-    "weapon": ("Gun", "Knife"),
+SUSPECTS: Final[dict[str, tuple[str, str]]] = {
+    sid: (name, SUSPECT_CODES[sid]) for sid, name in _NAMES.items()
 }
 EVIDENCE_CLUE: Final[dict[str, str]] = {
     "rank": "Informants",
