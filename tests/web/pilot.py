@@ -64,6 +64,13 @@ class Mirror:
     version: int = -1
     view: dict[str, Any] | None = None
     welcomes: list[dict[str, Any]] = field(default_factory=list)
+    deals: set[int] = field(default_factory=set)  # looks whose slots this seat was shown
+
+    def note(self) -> None:
+        you = (self.view or {}).get("you") or {}
+        decision = you.get("decision") or {}
+        if decision.get("kind") == "slot":
+            self.deals.add(int(decision["deal"]))
 
 
 def command_key(cmd: dict[str, Any]) -> str:
@@ -139,10 +146,12 @@ class Person:
                         assert message.resumed and mirror.view is not None, "resumed, no view"
                         assert message.version == mirror.version, "resumed at another version"
                     mirror.epoch, mirror.version = message.epoch or 0, message.version or 0
+                    mirror.note()
                 elif isinstance(message, m.Delta):
                     assert message.version == mirror.version + 1, "a delta out of order"
                     mirror.view = apply(mirror.view, list(message.ops))
                     mirror.version = message.version
+                    mirror.note()
         return mirror
 
     def check_errors(self) -> None:

@@ -113,6 +113,7 @@ export function renderBoard(view, { me = null, targets = new Map(), verifier = n
       s("text", { x: 20, y: y + 17, "text-anchor": "middle" }, here ? `I${row}` : `${row}`)));
   }
   const players = view.players || [];
+  const buttons = [];
   for (const b of blocks) {
     const [c, r] = b.block;
     const x = LEFT + (c - 1) * W;
@@ -143,7 +144,7 @@ export function renderBoard(view, { me = null, targets = new Map(), verifier = n
     (b.events || []).forEach((slot, i) => g.append(eventMark(slot, x + 6 + i * 22, y + 77)));
     (b.cars || []).forEach((seat, i) => g.append(carMark(seat, me, x + W - 31, y + 79 - i * 18)));
     if (target) {
-      g.setAttribute("tabindex", "0");
+      g.setAttribute("tabindex", "-1");
       g.setAttribute("role", "button");
       g.setAttribute("aria-label", `${target.label}. ${label}`);
       g.dataset.key = `block-${key}`;
@@ -152,10 +153,56 @@ export function renderBoard(view, { me = null, targets = new Map(), verifier = n
         if (event.key === "Enter" || event.key === " ") {
           event.preventDefault();
           target.pick();
+        } else if (moveFocus(buttons, g, event.key)) {
+          event.preventDefault();
         }
       });
+      buttons.push(g);
     }
     svg.append(g);
   }
+  // One tab stop for the whole board (the block that had the focus, else the first); the
+  // arrow keys move between the blocks that can be picked.
+  const active = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
+  const first = buttons.find((b) => b.dataset.key === active) || buttons[0];
+  if (first) first.setAttribute("tabindex", "0");
   return svg;
+}
+
+function place(el) {
+  const [c, r] = el.dataset.block.split(",").map(Number);
+  return { c, r };
+}
+
+function moveFocus(buttons, from, key) {
+  const here = place(from);
+  const others = buttons.filter((b) => b !== from).map((b) => ({ b, ...place(b) }));
+  const i = buttons.indexOf(from);
+  let to = null;
+  const nearest = (list, score) => list.sort((a, b) => score(a) - score(b))[0];
+  if (key === "ArrowRight") {
+    to = nearest(others.filter((o) => o.r === here.r && o.c > here.c), (o) => o.c);
+    to = to ? to.b : buttons[(i + 1) % buttons.length];
+  } else if (key === "ArrowLeft") {
+    to = nearest(others.filter((o) => o.r === here.r && o.c < here.c), (o) => -o.c);
+    to = to ? to.b : buttons[(i - 1 + buttons.length) % buttons.length];
+  } else if (key === "ArrowDown") {
+    to = nearest(others.filter((o) => o.r > here.r), (o) => o.r * 10 + Math.abs(o.c - here.c));
+    to = to ? to.b : null;
+  } else if (key === "ArrowUp") {
+    to = nearest(others.filter((o) => o.r < here.r), (o) => -o.r * 10 + Math.abs(o.c - here.c));
+    to = to ? to.b : null;
+  } else if (key === "Home") {
+    to = buttons[0];
+  } else if (key === "End") {
+    to = buttons[buttons.length - 1];
+  } else {
+    return false;
+  }
+  if (to && to !== from) {
+    from.setAttribute("tabindex", "-1");
+    to.setAttribute("tabindex", "0");
+    to.focus();
+  }
+  return true;
 }

@@ -51,7 +51,7 @@ export function turnControls(view, legal, ctx) {
       drives.map((cmd, i) => h("option", { value: String(i) }, describe(cmd, view))));
     out.push(h("section", { class: "control-group drive" },
       h("h3", {}, "Drive (optional)"),
-      h("p", { class: "hint" }, "Click a highlighted block on the map, or choose here. Then take an action."),
+      h("p", { class: "hint" }, "Click a highlighted block on the map (keyboard: Tab to the map, arrow keys, Enter), or choose here. Then take an action."),
       h("div", { class: "row" }, select,
         h("button", { type: "button", class: "cmd", "data-key": "drive-go", disabled: ctx.busy, onclick: () => ctx.send(drives[Number(select.value)]) }, "Drive"))));
   }

@@ -241,6 +241,7 @@ export function prompt(view) {
   const waiting = (view.decisions || []).filter((d) => d.seat !== me);
   if (waiting.length) return `Waiting for ${who(waiting[0].seat, me)} to decide (${waiting[0].kind.replaceAll("_", " ")})`;
   if (status === "accusing") return "Waiting for the other accusations";
+  if (view.turn && view.turn.seat === me) return "Your turn goes on…";
   if (view.turn) return `Waiting for ${who(view.turn.seat, me)} to play`;
   return "Waiting";
 }

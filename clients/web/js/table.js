@@ -76,6 +76,7 @@ export class TablePage {
     this.roomInfo = null;
     this.frame = 0;
     this.timers = [];
+    this.signatures = new WeakMap(); // element -> what it last showed (see patch)
   }
 
   // --- entering -------------------------------------------------------------------------------
@@ -297,14 +298,30 @@ export class TablePage {
     this.el.room.hidden = view.status !== "new";
     if (view.status === "new") this.renderRoom();
     this.renderControls(view, state);
-    const boardView = this.transcript ? { ...view, city: this.transcript.final.city } : view;
-    replace(this.el.board, renderBoard(boardView, { me, targets: this.targets(view, state), verifier: session.verifier }));
-    replace(this.el.track, renderTrack(view, { me }));
-    if (!this.spectate) replace(this.el.caseFile, caseFile(view, session.verifier));
-    replace(this.el.officers, officers(view));
-    replace(this.el.events, eventSlots(view));
-    replace(this.el.evidence, evidence(view, session.verifier));
+    const city = this.transcript ? this.transcript.final.city : view.city;
+    const targets = this.targets(view, state);
+    const checked = session.verifier.checked.size;
+    const targetSig = [...targets].map(([key, t]) => [key, t.label, t.cmd]);
+    this.patch(this.el.board, [city, view.players, view.turn && view.turn.time, me, targetSig, checked],
+      () => renderBoard({ ...view, city }, { me, targets, verifier: session.verifier }));
+    this.patch(this.el.track, [view.track, view.players, me], () => renderTrack(view, { me }));
+    if (!this.spectate) {
+      this.patch(this.el.caseFile, [view.you, view.players, checked], () => caseFile(view, session.verifier));
+    }
+    this.patch(this.el.officers, [view.players, view.turn, view.status], () => officers(view));
+    this.patch(this.el.events, [view.events, me], () => eventSlots(view));
+    this.patch(this.el.evidence, [view.evidence, view.bag, view.suspects, view.force, view.proofs, view.you && view.you.traits, checked],
+      () => evidence(view, session.verifier));
     this.renderEnd(view);
+  }
+
+  // Rebuilds `el` only when what it shows has changed: a rebuild under the pointer would swallow
+  // a click (its mousedown and mouseup would land on different elements).
+  patch(el, what, build) {
+    const signature = JSON.stringify(what);
+    if (this.signatures.get(el) === signature) return;
+    this.signatures.set(el, signature);
+    replace(el, build());
   }
 
   renderTop(view) {
@@ -316,15 +333,17 @@ export class TablePage {
     const role = this.spectate
       ? h("span", { class: "pill" }, "spectating")
       : me !== null ? seatBadge(me, me) : this.record ? seatBadge(this.record.seat, this.record.seat) : null;
-    replace(this.el.top,
+    const turn = view && view.turn && view.status === "playing" ? view.turn : null;
+    this.patch(this.el.top, [me, this.record && this.record.seat, view && view.status, session.status, this.spectators, turn && [turn.number, turn.time]], () => [
       h("h1", {}, `Table ${this.table}`),
       role,
       view ? h("span", { class: "pill", "data-status": view.status }, view.status) : null,
       h("span", { class: `pill conn ${session.status}`, id: "connection" }, connection),
-      h("span", { class: "pill muted", id: "version" }, `version ${Math.max(session.version, 0)}`),
+      h("span", { class: "pill muted", id: "version" }),
       this.spectators !== null ? h("span", { class: "pill muted", id: "spectator-count" }, `${this.spectators} watching`) : null,
-      view && view.turn && view.status === "playing" ? h("span", { class: `pill time ${view.turn.time}` }, `turn ${view.turn.number}, ${view.turn.time}`) : null,
-      h("button", { type: "button", class: "small", "data-key": "copy-watch", onclick: () => this.copy(watchLink(this.table), "Spectator link copied") }, "Copy spectator link"));
+      turn ? h("span", { class: `pill time ${turn.time}` }, `turn ${turn.number}, ${turn.time}`) : null,
+      h("button", { type: "button", class: "small", "data-key": "copy-watch", onclick: () => this.copy(watchLink(this.table), "Spectator link copied") }, "Copy spectator link")]);
+    this.el.top.querySelector("#version").textContent = `version ${Math.max(session.version, 0)}`;
   }
 
   copy(text, done) {
@@ -344,7 +363,7 @@ export class TablePage {
     const legal = you.legal || [];
     const add = (cmd, label) => {
       const key = cmd.block ? cmd.block.join(",") : cmd.path[cmd.path.length - 1].join(",");
-      if (!map.has(key)) map.set(key, { label, pick: () => this.send(cmd) });
+      if (!map.has(key)) map.set(key, { label, cmd, pick: () => this.send(cmd) });
     };
     if (state === "decide" && you.decision.kind === "peek") {
       legal.filter((c) => c.type === "peek_token").forEach((c) => add(c, describe(c, view)));
@@ -390,10 +409,12 @@ export class TablePage {
         this.decisionId = id;
         this.autoOpened = false;
       }
-      replace(dialog, decisionBody(view, legal, ctx),
+      const labels = legal.map((c) => describe(c, view));
+      this.patch(dialog, [state, legal, you.decision, labels, ctx.busy, this.choice, view.you.traits], () => [
+        decisionBody(view, legal, ctx),
         h("div", { class: "buttons dialog-foot" },
-          h("button", { type: "button", class: "small", "data-key": "dialog-hide", onclick: () => dialog.close() }, "Look at the board first")));
-      replace(this.el.controls,
+          h("button", { type: "button", class: "small", "data-key": "dialog-hide", onclick: () => dialog.close() }, "Look at the board first"))]);
+      this.patch(this.el.controls, [state], () =>
         h("button", { type: "button", class: "primary", id: "open-decision", "data-key": "open-decision", onclick: () => this.showDialog() }, "Decide…"));
       if (!this.autoOpened) {
         this.autoOpened = true;
@@ -404,16 +425,19 @@ export class TablePage {
     this.decisionId = null;
     this.choice = null;
     if (dialog.open) dialog.close();
+    const controls = this.el.controls;
     if (state === "your-turn") {
-      replace(this.el.controls, turnControls(view, legal, ctx));
+      const labels = legal.map((c) => describe(c, view));
+      const here = view.you && view.you.known_tokens;
+      this.patch(controls, [state, legal, labels, ctx.busy, this.target && this.target.card, here], () => turnControls(view, legal, ctx));
     } else if (state === "over") {
-      replace(this.el.controls, h("p", {}, "The game is over. ", h("a", { href: "#/" }, "Back to the lobby")));
+      this.patch(controls, [state], () => h("p", {}, "The game is over. ", h("a", { href: "#/" }, "Back to the lobby")));
     } else if (state === "spectating") {
-      replace(this.el.controls, h("p", { class: "muted" }, "You are watching: the public view, without anyone's secrets."));
+      this.patch(controls, [state], () => h("p", { class: "muted" }, "You are watching: the public view, without anyone's secrets."));
     } else if (state === "waiting-room") {
-      replace(this.el.controls, h("p", { class: "muted" }, "The game has not started yet."));
+      this.patch(controls, [state], () => h("p", { class: "muted" }, "The game has not started yet."));
     } else {
-      replace(this.el.controls);
+      this.patch(controls, [state], () => []);
     }
   }
 
@@ -534,10 +558,15 @@ export class TablePage {
   renderEnd(view) {
     const end = this.el.result;
     if (view.status !== "over") {
-      replace(end);
+      this.patch(end, null, () => []);
       return;
     }
     if (!this.transcriptState) this.fetchTranscript();
+    const what = [view.result, this.transcriptState, this.transcriptError, Boolean(this.transcript), this.verification, this.progress, this.seedCheck];
+    this.patch(end, what, () => this.endParts(view));
+  }
+
+  endParts(view) {
     const parts = [resultPanel(view)];
     if (this.transcript) {
       parts.push(fullReveal(this.transcript));
@@ -556,7 +585,7 @@ export class TablePage {
         h("small", {}, ` Check it fully with: echo-ridge verify echoridge-${this.table}.json`)) : null,
       h("p", { class: "small muted" }, usingWebCrypto ? "Checked in this page with Web Crypto (SHA-256, HMAC)." : "Checked in this page (this is not a secure context, so a built-in SHA-256 stands in for Web Crypto)."));
     parts.push(verify);
-    replace(end, parts);
+    return parts;
   }
 
   async fetchTranscript() {
