@@ -1,6 +1,6 @@
 // What the browser keeps: seat tokens per table (localStorage, so a reload or a new tab can
-// take the seat again), which tables this tab plays (sessionStorage), the last view of each
-// session (sessionStorage, so a reload resumes from its version), the player's name.
+// take the seat again), the seat this tab plays at each table (sessionStorage), the last view of
+// each session (sessionStorage, so a reload resumes from its version), the player's name.
 
 const SEATS = "echoridge.seats";
 const TAB = "echoridge.tab";
@@ -35,7 +35,7 @@ export function keepSeat(table, record) {
   const all = seats();
   all[table] = { ...record, kept: Date.now() };
   write(localStorage, SEATS, all);
-  claimInTab(table);
+  claimInTab(table, all[table]);
 }
 
 export function forgetSeat(table) {
@@ -48,14 +48,17 @@ export function forgetSeat(table) {
   forgetSnapshots(table);
 }
 
-export function claimInTab(table) {
+// The seat this tab plays at `table` (a browser may hold several seats of one table in
+// several tabs; localStorage remembers the latest).
+export function claimInTab(table, record) {
   const tab = read(sessionStorage, TAB, {});
-  tab[table] = true;
+  tab[table] = record;
   write(sessionStorage, TAB, tab);
 }
 
 export function claimedInTab(table) {
-  return Boolean(read(sessionStorage, TAB, {})[table]);
+  const record = read(sessionStorage, TAB, {})[table];
+  return record && typeof record === "object" && record.token ? record : null;
 }
 
 export function name() {

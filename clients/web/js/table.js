@@ -83,8 +83,9 @@ export class TablePage {
 
   open() {
     if (this.spectate) return this.startSession(null);
+    const mine = store.claimedInTab(this.table);
+    if (mine) return this.startSession(mine);
     const record = store.seatAt(this.table);
-    if (record && store.claimedInTab(this.table)) return this.startSession(record);
     if (record) return this.askResume(record);
     return this.joinForm();
   }
@@ -95,7 +96,7 @@ export class TablePage {
       h("p", {}, "This browser holds seat ", seatBadge(record.seat, null), ` (${record.name}) at this table.`),
       h("div", { class: "buttons" },
         h("button", { type: "button", class: "primary", id: "resume-seat", autofocus: true, onclick: () => {
-          store.claimInTab(this.table);
+          store.claimInTab(this.table, record);
           this.startSession(record);
         } }, `Continue as P${record.seat + 1}`),
         h("button", { type: "button", id: "join-another", onclick: () => this.joinForm(true) }, "Take another seat"),
@@ -279,9 +280,12 @@ export class TablePage {
     const state = this.state(view);
     const g = this.game;
     g.dataset.state = state;
+    g.dataset.status = view ? view.status : "";
     g.dataset.version = String(session.version);
     g.dataset.connection = session.status;
     g.dataset.busy = this.busy ? "1" : "0";
+    const title = `Echo Ridge — ${this.spectate ? "watching" : "table"} ${this.table}`;
+    document.title = state === "your-turn" || state === "decide" ? `● Your move — ${title}` : title;
     this.renderTop(view);
     if (session.status === "stopped" && session.problem) {
       this.el.alarm.hidden = false;
