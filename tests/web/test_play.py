@@ -13,10 +13,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright (the dev extra)")
+
 from playwright.sync_api import expect
 
 from echoridge_protocol import codec
-from echoridge_protocol import messages as m
 from tests.e2e.conftest import ServerProcess
 from tests.e2e.test_game import frames_before_the_end, leaks
 from tests.web.conftest import SERVER_OPTIONS, base_url
@@ -293,6 +296,3 @@ def tab_to(page: Any, selector: str, limit: int = 200) -> str:
         if page.evaluate("(s) => document.activeElement?.matches(s)", selector):
             return str(page.evaluate("document.activeElement.dataset.key || ''"))
     raise AssertionError(f"Tab never reached {selector}")
-
-
-_ = m  # messages: the frames are decoded with the codec
