@@ -155,6 +155,13 @@ export function decisionBody(view, legal, ctx) {
     parts.push(h("p", {}, "You privately learn the murderer's trait for the evidence you choose."));
     parts.push(h("div", { class: "buttons column" }, legal.map((cmd) => button(cmd, view, ctx))));
   } else if (kind === "discard" || kind === "pool") {
+    if (kind === "discard") {
+      parts.push(h("p", {}, decision.reason === "expiry"
+        ? "An event expired: every officer discards a Force card."
+        : "Your hand is over its limit: discard a card (it may be the new one)."));
+    } else {
+      parts.push(h("p", {}, "Take one card from the pool; the officers after you in time order take theirs next."));
+    }
     parts.push(h("div", { class: "buttons column" }, legal.map((cmd) =>
       h("div", {}, button(cmd, view, ctx), h("small", {}, ` ${(FORCE[cmd.card] || ["", ""])[1]}`)))));
   } else if (kind === "rest") {
@@ -174,14 +181,13 @@ function accusation(view, legal, ctx) {
   const known = Object.keys(traits).length
     ? `You know: ${Object.entries(traits).map(([e, v]) => `${e} ${v}`).join(", ")}.`
     : "You know none of the murderer's traits.";
-  const list = h("div", { class: "suspect-grid", role: "radiogroup", "aria-label": "Suspects" },
+  const list = h("div", { class: "suspect-grid", role: "group", "aria-label": "Suspects, possible murderers first" },
     ordered.map((cmd) => {
       const note = accuseNote(view, cmd.suspect);
       const selected = chosen && chosen.suspect === cmd.suspect;
       return h("button", {
         type: "button",
-        role: "radio",
-        "aria-checked": selected ? "true" : "false",
+        "aria-pressed": selected ? "true" : "false",
         class: `suspect-choice ${note === "possible" ? "possible" : "unlikely"}${selected ? " selected" : ""}`,
         "data-suspect": cmd.suspect,
         "data-key": `accuse-${cmd.suspect}`,
@@ -194,7 +200,7 @@ function accusation(view, legal, ctx) {
   return h("div", {},
     h("p", {}, "Name the murderer. Everyone accuses in secret; the accusations are revealed together. ", known),
     list,
-    h("div", { class: "buttons" },
+    h("div", { class: "buttons sticky-actions" },
       h("button", {
         type: "button", class: "cmd primary", "data-cmd": chosen ? commandKey(chosen) : "accuse", "data-key": "accuse-confirm",
         disabled: ctx.busy || !chosen, onclick: () => chosen && ctx.send(chosen),
