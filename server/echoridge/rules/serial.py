@@ -58,20 +58,27 @@ def _hints(cls: type) -> dict[str, Any]:
 
 
 def to_plain(obj: Any) -> Any:
-    if obj is None or isinstance(obj, bool | int | str | bytes):
-        if isinstance(obj, Enum):
-            return obj.value
+    t = type(obj)
+    if t is str or t is int or t is bool or obj is None or t is bytes:
         return obj
-    if isinstance(obj, Enum):
-        return obj.value
-    if is_dataclass(obj) and not isinstance(obj, type):
+    if t is tuple or t is list:
+        return [to_plain(x) for x in obj]
+    names = _FIELDS.get(t, _UNSEEN)
+    if names is _UNSEEN:
+        record = is_dataclass(obj) and not isinstance(obj, type)
+        names = _FIELDS[t] = tuple(f.name for f in fields(obj)) if record else None
+    if names is not None:
         out: dict[str, Any] = {}
-        tag = _TAG_OF.get(type(obj))
+        tag = _TAG_OF.get(t)
         if tag is not None:
             out["type"] = tag
-        for f in fields(obj):
-            out[f.name] = to_plain(getattr(obj, f.name))
+        for name in names:
+            out[name] = to_plain(getattr(obj, name))
         return out
+    if isinstance(obj, Enum):
+        return obj.value
+    if isinstance(obj, bool | int | str | bytes):
+        return obj
     if isinstance(obj, tuple | list):
         return [to_plain(x) for x in obj]
     if isinstance(obj, frozenset | set):
@@ -79,6 +86,10 @@ def to_plain(obj: Any) -> Any:
     if isinstance(obj, dict):
         return {str(k): to_plain(v) for k, v in obj.items()}
     raise TypeError(f"cannot make {type(obj).__name__} plain")
+
+
+_FIELDS: dict[type, tuple[str, ...] | None] = {}  # a record class's field names; None: no record
+_UNSEEN: Any = object()
 
 
 def _sort_key(x: Any) -> str:

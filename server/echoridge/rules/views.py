@@ -126,9 +126,11 @@ def view(state: State, viewer: Viewer, cache: ViewCache | None = None) -> dict[s
     known = state.players[me].known_tokens if me is not None else frozenset()
     public = cache.public(state)
     city = public["city"]
-    if known or everyone:
+    if everyone:
         blocks = functools.partial(_intern_block, cache, (me, everyone))
         city = cache.intern(("city", me, everyone), _city(state, known, everyone, blocks))
+    elif known:
+        city = cache.intern(("city", me), _known_city(state, city, known, cache, me))
     out: dict[str, Any] = {
         "status": public["status"],
         "mode": public["mode"],
@@ -272,6 +274,28 @@ def _city(
         "witnesses": sorted(state.witnesses),
         "holding_tokens": [c.value for c in state.hq_holding],
     }
+
+
+def _known_city(
+    state: State,
+    public: dict[str, Any],
+    known: frozenset[tuple[int, int]],
+    cache: ViewCache,
+    me: int | None,
+) -> dict[str, Any]:
+    """The city as a seat sees it: the public city with the values of the face-down tokens it
+    knows (``_city(state, known, False)``, made from the public one)."""
+    blocks = list(public["blocks"])
+    for t in state.tokens:
+        if t.place is Place.CITY and t.block in known:
+            i = _BLOCK_INDEX[t.block]
+            block = dict(blocks[i])
+            block["clue"] = _clue(t, known, False)
+            blocks[i] = cache.intern(("block", me, i), block)
+    return {**public, "blocks": blocks}
+
+
+_BLOCK_INDEX: dict[tuple[int, int], int] = {b: i for i, b in enumerate(BLOCKS)}
 
 
 def _stacks(state: State) -> list[dict[str, Any]]:
