@@ -114,6 +114,7 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
 
     # They play through their pages until the game is over.
     drove = {ann.name: False, bob.name: False}
+    parked: dict[int, list[int]] = {}
     deadline = time.monotonic() + GAME_SECONDS
     reloaded = shot = False
     commands = 0
@@ -137,6 +138,7 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
                 me = seat_of(person)
                 block = person.page.locator(f'.board [data-block="{end[0]},{end[1]}"]')
                 expect(block.locator(f'[data-car="{me}"]')).to_have_count(1)
+                parked[me] = end  # these players drive once: the car stays there
             if commands == 16 and not reloaded:
                 # Bob reloads his page: it resumes from the version it held.
                 reloaded = True
@@ -181,6 +183,10 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
     expect(cleo.page.locator(".result")).to_have_attribute("data-murderer", murderer)
     expect(cleo.page.locator(".reveal")).to_contain_text("Everything revealed")
     assert cleo.page_view() == cleo.synced_mirror().view
+    assert_page_shows(cleo)
+    for seat, (c, r) in parked.items():  # the spectator saw the friends' drives
+        car = cleo.page.locator(f'.board [data-block="{c},{r}"] [data-car="{seat}"]')
+        expect(car).to_have_count(1)
     ann.page.screenshot(path=str(screenshots / "game-over-seat.png"), full_page=True)
     cleo.page.screenshot(path=str(screenshots / "game-over-reveal.png"), full_page=True)
 
