@@ -9,6 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import InvalidStatus
+from websockets.typing import Subprotocol
 
 from echoridge.net.server import CONTENT_TYPES, StaticFiles, content_security_policy
 from echoridge_protocol import messages as m
@@ -16,6 +19,7 @@ from tests.e2e.conftest import ServerProcess, server, servers  # noqa: F401  (fi
 from tests.net.wsclient import Client
 
 WEB = Path(__file__).resolve().parents[2] / "clients" / "web"
+SUBS = [Subprotocol(m.SUBPROTOCOL_JSON)]
 
 
 def get(server: ServerProcess, path: str, host: str | None = None) -> http.client.HTTPResponse:  # noqa: F811
@@ -115,6 +119,12 @@ async def test_the_websocket_endpoint_is_unchanged(server: ServerProcess) -> Non
         async with Client.connect(url, m.SUBPROTOCOL_JSON) as c:
             welcome = await c.hello()
             assert welcome.session == "lobby"
+    # an upgrade anywhere else is refused, even where a file is served
+    for path in ("/js/app.js", "/index.html", "/nope"):
+        with pytest.raises(InvalidStatus) as info:
+            async with ws_connect(f"ws://127.0.0.1:{server.port}{path}", subprotocols=SUBS):
+                pass
+        assert info.value.response.status_code == 404
 
 
 def test_static_files_refuse_to_leave_their_folder(tmp_path: Path) -> None:

@@ -115,8 +115,8 @@ class GameServer:
             body = self.metrics.registry.render().encode()
             return _respond(connection, body, "text/plain; version=0.0.4; charset=utf-8")
         upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
-        if path in WS_PATHS and upgrade:
-            return None
+        if upgrade:  # the protocol's endpoint, and only there
+            return None if path in WS_PATHS else _not_found(connection)
         if path.startswith("/api/spectators/"):
             return self._spectators(connection, path.removeprefix("/api/spectators/"))
         if self.web.root is None and path == "/":
