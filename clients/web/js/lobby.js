@@ -79,7 +79,7 @@ export class LobbyPage {
         this.status,
         h("div", { class: "lobby-grid" },
           create,
-          h("section", { class: "card", "aria-labelledby": "open-title" },
+          h("section", { class: "card tables-card", "aria-labelledby": "open-title" },
             h("h2", { id: "open-title" }, "Public tables waiting for players"),
             this.list,
             h("button", { type: "button", id: "refresh", onclick: () => this.refresh() }, "Refresh")),
@@ -133,16 +133,16 @@ export class LobbyPage {
       replace(this.list, h("p", { class: "muted" }, "No public table is waiting for players. Create one!"));
       return;
     }
-    replace(this.list, h("table", { class: "tables" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Table"), h("th", {}, "Seats"), h("th", {}, "Spectators"), h("th", {}, "Created"), h("th", {}, ""))),
+    replace(this.list, h("div", { class: "table-scroll" }, h("table", { class: "tables" },
+      h("thead", {}, h("tr", {}, h("th", {}, "Table"), h("th", {}, "Seats"), h("th", {}, "Spectators"), h("th", {}, ""))),
       h("tbody", {}, tables.map((t) => h("tr", { "data-table": t.table },
-        h("td", {}, t.table),
+        h("td", {}, h("span", { class: "table-id" }, t.table), h("br"),
+          h("small", { class: "muted" }, `created ${new Date(t.created).toLocaleTimeString()}`)),
         h("td", {}, `${t.taken} of ${t.seats}`),
         h("td", {}, t.spectators ? (t.spectator_delay ? `yes, ${t.spectator_delay} behind` : "yes") : "no"),
-        h("td", {}, new Date(t.created).toLocaleTimeString()),
-        h("td", {},
+        h("td", { class: "row-actions" },
           h("a", { href: `#/table/${t.table}`, class: "button-link", "data-key": `join-${t.table}` }, "Join"), " ",
-          t.spectators ? h("a", { href: `#/watch/${t.table}`, class: "button-link", "data-key": `watch-${t.table}` }, "Watch") : null))))));
+          t.spectators ? h("a", { href: `#/watch/${t.table}`, class: "button-link", "data-key": `watch-${t.table}` }, "Watch") : null)))))));
   }
 
   async create({ name, seats, isPublic, spectators, delay, bots }) {
