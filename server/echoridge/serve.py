@@ -61,8 +61,8 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
             port = await server.start(options.host, options.port)
             log.info("serving", url=f"ws://{options.host}:{port}/ws", storage=where)
             print(
-                f"echo-ridge: serving on ws://{options.host}:{port}/ws "
-                f"(http://{options.host}:{port}/healthz); {where}. Ctrl-C stops.",
+                f"echo-ridge: serving on ws://{options.host}:{port}/ws; play in a browser at "
+                f"http://{options.host}:{port}/ ; {where}. Ctrl-C stops.",
                 file=sys.stderr,
                 flush=True,
             )

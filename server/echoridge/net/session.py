@@ -13,6 +13,8 @@ import contextlib
 import time
 from collections import deque
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _dist_version
 from typing import Any, cast
 
 from websockets.asyncio.server import ServerConnection
@@ -29,7 +31,14 @@ from echoridge_protocol.errors import DecodeError, ProtocolError
 
 log = get_logger("echoridge.net")
 
-SERVER_NAME = "echo-ridge/0.1"
+def package_version() -> str:
+    try:
+        return _dist_version("echo-ridge")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0"
+
+
+SERVER_NAME = f"echo-ridge/{package_version()}"  # welcome.server, as in SPEC.md §3.2
 FEATURES = ("lobby", "resume", "spectate", "bots", "transcripts")
 REFUSALS_ALLOWED = 20  # refused frames per minute before the connection is closed
 
