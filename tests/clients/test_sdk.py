@@ -13,7 +13,6 @@ import msgpack
 import pytest
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
-from websockets.exceptions import ConnectionClosed
 
 from echoridge.transcript import replay
 from echoridge_client.errors import RevealError
@@ -145,8 +144,15 @@ async def tampering_proxy(upstream: str) -> AsyncIterator[str]:
                     else:
                         await client.send(msgpack.packb(changed, use_bin_type=True))
 
-            with contextlib.suppress(ConnectionClosed):
-                await asyncio.gather(up(), down())
+            # When either side ends, end the other: a client that stopped reading must not leave
+            # the proxy waiting for a server that has nothing more to say.
+            tasks = [asyncio.create_task(up()), asyncio.create_task(down())]
+            try:
+                await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
 
     async with serve(handle, "127.0.0.1", 0, subprotocols=[MSGPACK, JSON]) as proxy:  # type: ignore[list-item]
         port = next(iter(proxy.sockets)).getsockname()[1]
