@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import hashlib
 import json
 import math
@@ -52,6 +53,7 @@ import redis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 
+from echoridge.serve import GC_THRESHOLDS
 from echoridge.store import scripts
 from echoridge.store.embedded import EmbeddedRedis, free_port
 from echoridge_client.loadbots import BotOptions, ok, run_bots, subprotocol_of
@@ -122,8 +124,8 @@ def start_server(work: Path, pool: int, gc_threshold: str | None = None) -> Game
     """``echo-ridge serve`` on an embedded Redis in ``work``.  ``pool`` > 0: the embedded Redis
     is started here (the same ``EmbeddedRedis``) and handed to the server as ``--redis-url``
     with ``?max_connections=POOL``; 0: the server starts it itself, as ``make run`` does.
-    ``gc_threshold`` ("700,10,10") starts it with ``gc.set_threshold`` (to measure what the
-    collector costs)."""
+    ``gc_threshold`` ("700,10,10") replaces the thresholds ``serve`` sets (``GC_THRESHOLDS``),
+    to measure what the collector costs."""
     port = free_port()
     data_dir = work / "data"
     embedded = None
@@ -136,7 +138,7 @@ def start_server(work: Path, pool: int, gc_threshold: str | None = None) -> Game
         python = [
             sys.executable,
             "-c",
-            f"import gc, sys; gc.set_threshold({gc_threshold}); "
+            f"import sys; import echoridge.serve as s; s.GC_THRESHOLDS = ({gc_threshold}); "
             "from echoridge.cli import main; sys.exit(main())",
         ]
     log = work / "server.log"
@@ -457,6 +459,10 @@ def py_spy(pid: int, out: str | None) -> Iterator[None]:
 
 async def bench(args: argparse.Namespace) -> int:
     tables = args.tables or (20 if args.quick else 200)
+    # The bots' client holds 1,000 sessions' mirrors: give it the server's collector settings,
+    # so its own pauses do not add to the latency it measures.
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
     work = Path(tempfile.mkdtemp(prefix="erload-"))
     server = start_server(work, args.redis_pool, args.gc_threshold)
     r = server.redis()

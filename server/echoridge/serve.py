@@ -21,7 +21,7 @@ from echoridge.tables import Node
 
 log = get_logger("echoridge.serve")
 
-GC_THRESHOLDS = (20_000, 20, 100)  # gc.set_threshold: see docs/server.md, "Garbage collection"
+GC_THRESHOLDS = (5_000, 10, 100)  # gc.set_threshold: see docs/server.md, "Garbage collection"
 LOOP_LAG_TICK = 0.1  # seconds between two measurements of the event loop's lag
 
 
