@@ -245,7 +245,11 @@ async def test_a_failed_reveal_check_raises_the_alarm() -> None:
         await app.push_screen(game)
         await pilot.pause(0.2)
         stub.error = RevealError("deck/3 = S07 does not open its commitment")
-        await until(pilot, lambda: isinstance(app.screen, AlertScreen), "the alarm")
+        await until(  # the screen, and its contents mounted (they come a moment later)
+            pilot,
+            lambda: isinstance(app.screen, AlertScreen) and bool(app.screen.query("#alarm")),
+            "the alarm",
+        )
         assert "REVEAL CHECK FAILED" in text_of(app.screen, "#alarm")
         assert "deck/3 = S07" in text_of(app.screen, "#alarm")
         await pilot.press("enter")
