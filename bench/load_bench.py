@@ -151,6 +151,7 @@ def start_server(work: Path, pool: int, gc_threshold: str | None = None) -> Game
                 "--port", str(port),
                 *where,
                 "--commands-per-second", "1000000",
+                "--max-connections-per-ip", "0",  # every bot connects from 127.0.0.1
                 "--bot-delay", "0",
                 "--decision-timeout", "0",
             ],

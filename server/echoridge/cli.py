@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from echoridge.net.gate import Admission
+
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"  # play: the server of `make run`
 
 
@@ -38,6 +40,35 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=10,
         help="messages per second a connection may send (bursts of twice that)",
+    )
+    srv.add_argument(
+        "--allowed-origins",
+        default="",
+        metavar="ORIGINS",
+        help="web origins (scheme://host[:port], comma-separated; * for any) whose pages may "
+        "open websockets here, besides the server's own; handshakes without an Origin (not "
+        "from a browser) are always allowed",
+    )
+    srv.add_argument(
+        "--max-connections-per-ip",
+        type=int,
+        default=Admission.max_per_address,
+        metavar="N",
+        help="websocket connections one client address may hold (IPv6: one /64; 0: no cap)",
+    )
+    srv.add_argument(
+        "--max-connections",
+        type=int,
+        default=Admission.max_connections,
+        metavar="N",
+        help="websocket connections in all (0: no cap; lowered to fit the open-file limit)",
+    )
+    srv.add_argument(
+        "--trusted-proxies",
+        default="",
+        metavar="ADDRESSES",
+        help="reverse proxies (addresses or CIDR networks, comma-separated) whose "
+        "X-Forwarded-For and X-Forwarded-Host are believed",
     )
     srv.add_argument(
         "--redis-url",
@@ -124,6 +155,16 @@ def main(argv: list[str] | None = None) -> int:
         from echoridge.serve import Options
         from echoridge.serve import main as serve
 
+        admission = Admission(
+            allowed_origins=_list(args.allowed_origins),
+            max_per_address=args.max_connections_per_ip,
+            max_connections=args.max_connections,
+            trusted_proxies=_list(args.trusted_proxies),
+        )
+        try:
+            admission.check()
+        except ValueError as exc:
+            parser.error(str(exc))
         return serve(
             Options(
                 host=args.host,
@@ -134,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                 commands_per_second=args.commands_per_second,
                 decision_seconds=args.decision_timeout,
                 bot_delay=args.bot_delay,
+                admission=admission,
             )
         )
     if args.command == "simulate":
@@ -181,6 +223,10 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
     return 2
+
+
+def _list(text: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in text.split(",") if item.strip())
 
 
 def verify_files(files: list[str]) -> int:

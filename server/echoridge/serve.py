@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import logging
+import resource
 import signal
 import sys
 from dataclasses import dataclass
 
 from echoridge.logs import configure_logging, get_logger
+from echoridge.net.gate import Admission
 from echoridge.net.metrics import LoopLag, loop_lag_metrics, server_metrics, watch_gc
 from echoridge.net.server import GameServer
 from echoridge.net.session import Limits
 from echoridge.store import Storage, StoreError
+from echoridge.store.connection import POOL_CONNECTIONS
 from echoridge.store.embedded import EmbeddedRedis
 from echoridge.tables import Node
 
@@ -36,6 +40,7 @@ class Options:
     commands_per_second: int = Limits.commands_per_second
     decision_seconds: float = 120.0
     bot_delay: float = 0.3
+    admission: Admission = dataclasses.field(default_factory=Admission)
 
 
 async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
@@ -52,7 +57,12 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
         metrics = server_metrics()
         node = Node(storage, metrics, options.decision_seconds)
         node.bot_delay = options.bot_delay
-        server = GameServer(node, metrics, Limits(commands_per_second=options.commands_per_second))
+        server = GameServer(
+            node,
+            metrics,
+            Limits(commands_per_second=options.commands_per_second),
+            admission=fit_open_files(options.admission),
+        )
         lag = asyncio.create_task(watch_loop_lag(loop_lag_metrics(metrics.registry)))
         unwatch_gc = watch_gc(metrics.registry)
         stop = _stop_on_signals()  # before the ready line: a SIGTERM right after it must stop us
@@ -87,6 +97,31 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
     log.info("stopped")
     print("echo-ridge: stopped", file=sys.stderr, flush=True)
     return 0
+
+
+FILES_RESERVED = POOL_CONNECTIONS + 100  # descriptors for Redis, the follower, files, logs
+
+
+def fit_open_files(admission: Admission) -> Admission:
+    """Raise the soft limit of open files to the hard one, and lower ``max_connections`` to what
+    the limit leaves (a connection is a descriptor; accept() failing with EMFILE helps nobody)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+    if soft == resource.RLIM_INFINITY:
+        return admission
+    room = max(1, soft - FILES_RESERVED)
+    if admission.max_connections == 0 or admission.max_connections > room:
+        log.warning(
+            "connections capped by the open-file limit",
+            limit=soft,
+            max_connections=room,
+            asked=admission.max_connections,
+        )
+        return dataclasses.replace(admission, max_connections=room)
+    return admission
 
 
 async def watch_loop_lag(lag: LoopLag, tick: float = LOOP_LAG_TICK) -> None:

@@ -80,7 +80,7 @@ async def _verify(url: str, *tables: str) -> int:
     return await asyncio.to_thread(main, ["verify", url, *tables])
 
 
-async def test_verify_url_reports_a_table_that_is_not_finished_or_unknown(
+async def test_verify_url_reports_a_table_that_is_not_started_or_unknown(
     server: ServerProcess,  # noqa: F811
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -92,7 +92,8 @@ async def test_verify_url_reports_a_table_that_is_not_finished_or_unknown(
         await lobby.close()
     assert await _verify(server.url, table, "t-nosuchtable") == 1
     out = capsys.readouterr().out
-    assert f"FAILED {table}: cannot download it: table/not_finished" in out
+    # (SPEC.md §4.5: not_started before the start, not_finished during the game)
+    assert f"FAILED {table}: cannot download it: table/not_started" in out
     assert "FAILED t-nosuchtable: cannot download it: table/not_found" in out
 
 

@@ -403,6 +403,14 @@ echoridge_frames_out_total 0
 # HELP echoridge_outbox_overflows_total Connections whose outbox overflowed (a slow reader).
 # TYPE echoridge_outbox_overflows_total counter
 echoridge_outbox_overflows_total 0
+# HELP echoridge_sessions_aborted_total Connections cut at the transport: the client read nothing.
+# TYPE echoridge_sessions_aborted_total counter
+echoridge_sessions_aborted_total 0
+# HELP echoridge_connections_refused_total Handshakes refused: origin 403, per_ip 429, global 503.
+# TYPE echoridge_connections_refused_total counter
+echoridge_connections_refused_total{reason="global"} 0
+echoridge_connections_refused_total{reason="origin"} 0
+echoridge_connections_refused_total{reason="per_ip"} 0
 """
 
 
@@ -420,6 +428,8 @@ def test_server_metrics_fresh() -> None:
         "echoridge_frames_in_total": "counter",
         "echoridge_frames_out_total": "counter",
         "echoridge_outbox_overflows_total": "counter",
+        "echoridge_sessions_aborted_total": "counter",
+        "echoridge_connections_refused_total": "counter",
     }
     assert fields(ServerMetrics)[0].name == "registry"
     assert len(list(m.registry)) == len(fields(ServerMetrics)) - 1

@@ -12,6 +12,7 @@ import pytest
 from echoridge.net.outbox import RESYNC, Outbox
 from echoridge.store import Storage
 from echoridge.tables import SPECTATORS, Node, Settings
+from echoridge.tables.tokens import token_hash
 from echoridge_protocol import codec
 from echoridge_protocol import messages as m
 from tests.conftest import RedisServer
@@ -63,8 +64,8 @@ async def test_a_stuck_viewer_never_holds_the_table_back(node: Node) -> None:
     await node.start(table, token)
     runner = await node.runner(table)
     stuck, reader, watcher = Viewer(limit=5), Viewer(limit=10_000), Viewer(limit=10_000)
-    await runner.attach(stuck, 0, None, welcome)
-    await runner.attach(reader, 0, None, welcome)
+    await runner.attach(stuck, 0, None, welcome, token_hash(token))
+    await runner.attach(reader, 0, None, welcome, token_hash(token))
     await runner.attach(watcher, SPECTATORS, None, welcome)
     rng = random.Random(5)
     for _ in range(40):

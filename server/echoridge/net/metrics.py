@@ -52,6 +52,8 @@ LOOP_LAG_BUCKETS: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0
 """Bucket bounds of ``echoridge_loop_lag_seconds``, in seconds (+Inf is implied)."""
 
 SESSIONS: Final = ("handshake", "lobby", "seat", "spectator")
+REFUSALS: Final = ("origin", "per_ip", "global")
+"""Why a websocket handshake was refused before any session (``echoridge_connections_refused``)."""
 OUTCOMES: Final = ("accepted", "rejected", "duplicate", "stale")
 
 _METRIC_NAME: Final = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
@@ -319,6 +321,8 @@ class ServerMetrics:
     frames_in: Counter
     frames_out: Counter
     outbox_overflows: Counter
+    aborted: Counter
+    refused: Counter
 
     def render(self) -> str:
         return self.registry.render()
@@ -374,6 +378,21 @@ def server_metrics() -> ServerMetrics:
             "Connections whose outbox overflowed (a slow reader).",
         )
     )
+    aborted = r.register(
+        Counter(
+            "echoridge_sessions_aborted_total",
+            "Connections cut at the transport: the client read nothing.",
+        )
+    )
+    refused = r.register(
+        Counter(
+            "echoridge_connections_refused_total",
+            "Handshakes refused: origin 403, per_ip 429, global 503.",
+            ("reason",),
+        )
+    )
+    for reason in REFUSALS:
+        refused.declare(reason=reason)
     return ServerMetrics(
         registry=r,
         connections=connections,
@@ -385,6 +404,8 @@ def server_metrics() -> ServerMetrics:
         frames_in=frames_in,
         frames_out=frames_out,
         outbox_overflows=outbox_overflows,
+        aborted=aborted,
+        refused=refused,
     )
 
 

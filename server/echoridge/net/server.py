@@ -23,8 +23,9 @@ from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
 from echoridge.logs import get_logger
+from echoridge.net.gate import Admission, Gate
 from echoridge.net.metrics import ServerMetrics
-from echoridge.net.session import Limits, Session
+from echoridge.net.session import Limits, Session, peer_of
 from echoridge.tables import Node
 from echoridge_protocol import messages as m
 
@@ -66,10 +67,12 @@ class GameServer:
         metrics: ServerMetrics,
         limits: Limits | None = None,
         web_root: Path | None = None,
+        admission: Admission | None = None,
     ) -> None:
         self.node = node
         self.metrics = metrics
         self.limits = limits or Limits()
+        self.gate = Gate(admission or Admission(), metrics)
         self.sessions: set[Session] = set()
         self.web = StaticFiles(web_root if web_root is not None else find_web_root())
         self._server: Server | None = None
@@ -100,7 +103,11 @@ class GameServer:
                 await asyncio.wait_for(self._server.wait_closed(), 10)
 
     async def _handle(self, ws: ServerConnection) -> None:
-        session = Session(ws, self.node, self.limits, self.metrics)
+        address = self.gate.address(ws)
+        peer = peer_of(ws)
+        if address is not None and not peer.startswith(f"{address}:"):
+            peer = address  # (a client behind a trusted proxy)
+        session = Session(ws, self.node, self.limits, self.metrics, peer)
         self.sessions.add(session)
         try:
             await session.run()
@@ -116,7 +123,9 @@ class GameServer:
             return _respond(connection, body, "text/plain; version=0.0.4; charset=utf-8")
         upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
         if upgrade:  # the protocol's endpoint, and only there
-            return None if path in WS_PATHS else _not_found(connection)
+            if path not in WS_PATHS:
+                return _not_found(connection)
+            return self.gate.admit(connection, request)
         if path.startswith("/api/spectators/"):
             return self._spectators(connection, path.removeprefix("/api/spectators/"))
         if self.web.root is None and path == "/":

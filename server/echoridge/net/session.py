@@ -19,12 +19,14 @@ from typing import Any, cast
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from echoridge.logs import get_logger
 from echoridge.net.outbox import Outbox
 from echoridge.store import StoreError
 from echoridge.tables import SPECTATORS, Node, Outcome, Settings, TableError
 from echoridge.tables.runner import TableRunner, command_name
+from echoridge.tables.tokens import token_hash
 from echoridge_protocol import codec
 from echoridge_protocol import messages as m
 from echoridge_protocol.errors import DecodeError, ProtocolError
@@ -51,6 +53,7 @@ class Limits:
     idle_seconds: int = 60
     ping_seconds: float = 20.0
     outbox: int = 512  # frames queued for one connection before it must resync
+    close_seconds: float = 5.0  # a close not done this long after it began: abort the socket
 
     def wire(self) -> m.Limits:
         return m.Limits(
@@ -83,7 +86,14 @@ class Bucket:
 class Session:
     """A connection; to a table runner it is a ``Sink``."""
 
-    def __init__(self, ws: ServerConnection, node: Node, limits: Limits, metrics: Any) -> None:
+    def __init__(
+        self,
+        ws: ServerConnection,
+        node: Node,
+        limits: Limits,
+        metrics: Any,
+        peer: str | None = None,
+    ) -> None:
         self.ws = ws
         self.node = node
         self.limits = limits
@@ -97,7 +107,9 @@ class Session:
         self.bucket = Bucket(limits.commands_per_second)
         self.refusals: deque[float] = deque()
         self.last_heard = time.monotonic()
-        self.peer = _peer(ws)
+        self.peer = peer or peer_of(ws)
+        self._sending_since: float | None = None  # a frame waits for the client's window
+        self._abort_timer: asyncio.TimerHandle | None = None
 
     # --- Sink ---------------------------------------------------------------------------------
 
@@ -106,8 +118,24 @@ class Session:
 
     def close(self, code: int, reason: str, *, drop: bool = False) -> None:
         """Close after the frames already queued (or, with ``drop``, instead of them) and a
-        ``bye``."""
+        ``bye``; a close that cannot finish within ``close_seconds`` (a client that reads
+        nothing) is cut short at the transport."""
         self.outbox.close(code, reason, drop=drop)
+        self._abort_later()
+
+    def _abort_later(self) -> None:
+        if self._abort_timer is None:
+            self._abort_timer = asyncio.get_running_loop().call_later(
+                self.limits.close_seconds, self._abort, "the close did not finish"
+            )
+
+    def _abort(self, why: str) -> None:
+        """Drop the TCP connection without waiting for the client (its window is shut)."""
+        if self.ws.state is not State.CLOSED:
+            log.info("session aborted", peer=self.peer, table=self.table, seat=self.seat, why=why)
+            if self.metrics is not None:
+                self.metrics.aborted.inc()
+            self.ws.transport.abort()
 
     @property
     def closing(self) -> bool:
@@ -144,7 +172,10 @@ class Session:
             if not self.closing:
                 writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, ConnectionClosed, TimeoutError):
-                await asyncio.wait_for(writer, 5)
+                await asyncio.wait_for(writer, self.limits.close_seconds)
+            self._abort("the session ended")  # (only if the close could not finish)
+            if self._abort_timer is not None:
+                self._abort_timer.cancel()
             log.info(
                 "session closed",
                 peer=self.peer,
@@ -159,6 +190,7 @@ class Session:
         if self.metrics is not None:
             self.metrics.outbox_overflows.inc()
         log.info("outbox overflow", peer=self.peer, table=self.table, seat=self.seat)
+        self._abort_later()  # the outbox closes itself with 4011
 
     async def _write(self) -> None:
         while True:
@@ -169,24 +201,39 @@ class Session:
                     await self.ws.send(codec.encode(m.ServerBye(code, reason), self.subprotocol))
                 await self.ws.close(code, reason[:120])
                 return
+            self._sending_since = time.monotonic()
             await self.ws.send(item)
+            self._sending_since = None
             if self.metrics is not None:
                 self.metrics.frames_out.inc()
 
     async def _keepalive(self) -> None:
-        """Ping every ``ping_seconds``; close with 4008 after ``idle_seconds`` of silence."""
+        """Every ``ping_seconds``: ping; close with 4008 after ``idle_seconds`` without a frame
+        or pong; abort the connection when a frame has waited ``idle_seconds`` for the
+        client's receive window, or a ping cannot even be written (SPEC.md §2.4)."""
+        limits = self.limits
         while True:
-            await asyncio.sleep(self.limits.ping_seconds)
-            with contextlib.suppress(ConnectionClosed):
-                pong = await self.ws.ping()
-                try:
-                    await asyncio.wait_for(pong, self.limits.idle_seconds)
-                    self.last_heard = time.monotonic()
-                except TimeoutError:
-                    pass
-            if time.monotonic() - self.last_heard > self.limits.idle_seconds:
+            await asyncio.sleep(limits.ping_seconds)
+            now = time.monotonic()
+            since = self._sending_since
+            if since is not None and now - since > limits.idle_seconds:
+                self._abort("the client reads nothing")
+                return
+            if now - self.last_heard > limits.idle_seconds:
                 self.close(4008, "timeout: nothing from the client")
                 return
+            try:
+                pong = await asyncio.wait_for(self.ws.ping(), limits.ping_seconds)
+            except TimeoutError:
+                self._abort("a ping could not be written")
+                return
+            except ConnectionClosed:
+                return
+            pong.add_done_callback(self._ponged)
+
+    def _ponged(self, pong: asyncio.Future[float]) -> None:
+        if not pong.cancelled() and pong.exception() is None:
+            self.last_heard = time.monotonic()
 
     def _send(self, message: m.Message) -> None:
         self.deliver(codec.encode(message, self.subprotocol))
@@ -236,9 +283,11 @@ class Session:
         assert hello.table is not None
         table = hello.table
         meta = await self.node.lobby.meta(table)
+        credential = None
         if kind == "seat":
             assert hello.token is not None
             self.seat = await self.node.lobby.authenticate(table, hello.token)
+            credential = token_hash(hello.token)
             key = self.seat
         else:
             if meta["spectators"] != "1" or meta["public"] != "1":
@@ -253,6 +302,7 @@ class Session:
             key,
             hello.resume,
             lambda epoch, version, view, resumed: self._welcome(epoch, version, view, resumed),
+            credential,
         )
 
     def _welcome(
@@ -353,7 +403,7 @@ class Session:
                 log.info("seat joined", table=table, seat=seat)
                 self._send(m.Joined(id=rid, table=table, seat=seat, token=token))
             case m.Leave(id=rid, table=table, token=token):
-                await self.node.lobby.leave(table, token)
+                await self.node.leave(table, token)
                 self._send(m.Result(id=rid, outcome="accepted"))
             case m.Start(id=rid, table=table, token=token):
                 version = await self.node.start(table, token)
@@ -411,7 +461,7 @@ class Session:
         )
 
 
-def _peer(ws: ServerConnection) -> str:
+def peer_of(ws: ServerConnection) -> str:
     address = ws.remote_address
     if isinstance(address, tuple) and len(address) >= 2:
         return f"{address[0]}:{address[1]}"

@@ -21,6 +21,7 @@ from echoridge.store.connection import Redis, redis_errors
 from echoridge.store.entries import Entry, Head, decode, version_of
 from echoridge.store.errors import StoreUnavailable, TableDamaged
 from echoridge.store.log import EventStore, _fields
+from echoridge.tasks import cancel_and_wait
 
 BLOCK_MS = 5000
 PAUSE_PER_STREAM = 0.0001  # seconds between two XREADs that found entries, per followed stream
@@ -65,9 +66,7 @@ class Follower:
     async def stop(self) -> None:
         self._stopping = True
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None
         with contextlib.suppress(Exception):
             await self._store.redis.delete(self._wake_key)

@@ -117,11 +117,22 @@ class Lobby:
             raise TableError("auth/bad_token")
         return seat
 
-    async def leave(self, table: str, token: str) -> None:
+    async def leave(self, table: str, token: str) -> int:
+        """Give up the token's seat before the start; the seat given up."""
         seat = await self.authenticate(table, token)
         outcome = await self.directory.leave(table, seat, token_hash(token))
         if outcome != "ok":
             raise TableError(_REFUSALS[outcome])
+        return seat
+
+    async def token_hashes(self, table: str) -> dict[int, str]:
+        """The hash of each taken seat's token (final once the game has started)."""
+        prefix = "token:"
+        return {
+            int(k[len(prefix) :]): v.decode()
+            for k, v in (await self.directory.secrets(table)).items()
+            if k.startswith(prefix)
+        }
 
     async def mark_started(self, table: str) -> None:
         outcome = await self.directory.start(table)

@@ -16,6 +16,7 @@ from echoridge.store import Conflict, Storage, StoreError
 from echoridge.tables.errors import TableError
 from echoridge.tables.lobby import Lobby, Settings
 from echoridge.tables.runner import MakeWelcome, Outcome, Sink, TableRunner
+from echoridge.tables.tokens import token_hash
 from echoridge.transcript import Recorder
 from echoridge_protocol import messages as m
 
@@ -117,10 +118,16 @@ class Node:
     # --- sessions -------------------------------------------------------------------------------
 
     async def attach(
-        self, table: str, sink: Sink, key: int, resume: m.Resume | None, welcome: MakeWelcome
+        self,
+        table: str,
+        sink: Sink,
+        key: int,
+        resume: m.Resume | None,
+        welcome: MakeWelcome,
+        credential: str | None = None,
     ) -> TableRunner:
         runner = await self.runner(table)
-        await runner.attach(sink, key, resume, welcome)
+        await runner.attach(sink, key, resume, welcome, credential)
         return runner
 
     async def command(
@@ -136,6 +143,16 @@ class Node:
         log.info("table created", table=table, seats=settings.seats, public=settings.public)
         return table, commit
 
+    async def leave(self, table: str, token: str) -> int:
+        """Give a seat up before the start; its sessions here are closed at once (4001), those
+        on other nodes when their runner notices (runner.py, ``_check_seats``)."""
+        seat = await self.lobby.leave(table, token)
+        runner = self.runners.get(table)
+        if runner is not None:
+            runner.seat_left(seat, token_hash(token))
+        log.info("seat left", table=table, seat=seat)
+        return seat
+
     async def start(self, table: str, token: str) -> int:
         """Start a full table (any seated player may); returns the version of the start."""
         await self.lobby.authenticate(table, token)
@@ -148,6 +165,8 @@ class Node:
     async def transcript(self, table: str) -> dict[str, Any]:
         """The public transcript of a finished game, rebuilt from its log."""
         meta = await self.lobby.meta(table)
+        if meta["status"] == "open":
+            raise TableError("table/not_started")
         if meta["status"] != "over":
             raise TableError("table/not_finished")
         seeds = await self.lobby.seeds(table)

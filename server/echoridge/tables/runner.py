@@ -46,11 +46,13 @@ from echoridge.store import (
     genesis,
 )
 from echoridge.tables.errors import TableError
+from echoridge.tasks import cancel_and_wait
 from echoridge_protocol import codec, diff
 from echoridge_protocol import messages as m
 from echoridge_protocol.fairness import game_seed
 
 HISTORY = 160  # states kept for resuming sessions (≥ the largest spectator delay + margin)
+SEAT_CHECK_SECONDS = 2.0  # before the start: how often seat sessions' tokens are checked
 SPECTATORS = -1  # the viewer key of the spectators (seats are 0..3)
 
 Frame = bytes | str
@@ -104,6 +106,9 @@ class TableRunner:
         self.meta: dict[str, str] = {}
         self.bots: dict[int, str] = {}  # seat -> kind, for seats the server plays
         self.rng: Rng | None = None
+        self.tokens: dict[int, str] | None = None  # seat -> token hash, once started
+        self.credentials: dict[Sink, str] = {}  # seat session -> the token hash it presented
+        self._seat_check: asyncio.TimerHandle | None = None
         self.history: deque[tuple[int, State]] = deque(maxlen=HISTORY)
         self.groups: dict[int, Group] = {}
         # Views made through a cache share unchanged subtrees with the ones before, so diffs
@@ -135,12 +140,11 @@ class TableRunner:
 
     async def close(self) -> None:
         self.closed = True
-        if self._timer is not None:
-            self._timer.cancel()
+        for handle in (self._timer, self._seat_check):
+            if handle is not None:
+                handle.cancel()
         if self._follow_task is not None:
-            self._follow_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._follow_task
+            await cancel_and_wait(self._follow_task)
 
     async def _rebuild(self) -> None:
         """Fold the whole log (verifying its chain), keeping the last states for resumes."""
@@ -166,19 +170,30 @@ class TableRunner:
     async def ensure_started(self) -> None:
         """Status playing: make sure the start is in the log (a node may have died between
         marking the table started and appending the start).  Idempotent."""
+        async with self.lock:
+            await self._load_game()
+            if self.version > 0:
+                return
+            command = StartGame(int(self.meta["seats"]))
+            assert self.rng is not None
+            events = decide(self.state, command, self.rng)
+            await self._append(None, "start", command, events)
+
+    async def _load_game(self) -> None:
+        """Once the table is started: its bots, its generator and its seats' tokens, which no
+        longer change (``leave`` is refused after the start).  A seat session whose token was
+        given up before the start is closed now, whichever node handled the ``leave``.
+        Under the lock."""
         self.meta = await self.lobby.meta(self.table)
         self.bots = self._bots()
         seeds = await self.lobby.seeds(self.table)
+        self.tokens = await self.lobby.token_hashes(self.table)
         self.rng = Rng(
             game_seed(seeds.server_seed, self.table, list(seeds.client_seeds)), self.table
         )
+        self._close_stale_seats()
         if self.version > 0:
             self._wake_bots()
-            return
-        command = StartGame(int(self.meta["seats"]))
-        events = decide(self.state, command, self.rng)
-        async with self.lock:
-            await self._append(None, "start", command, events)
 
     # --- following the log ----------------------------------------------------------------------
 
@@ -187,6 +202,10 @@ class TableRunner:
             try:
                 async for entry in self.node.storage.follower.follow(self.table, self.head):
                     async with self.lock:
+                        if self.rng is None and entry.version > self.version:
+                            # Another node started the game: know its tokens before the first
+                            # private view goes out (and its generator, to decide commands).
+                            await self._load_game()
                         await self._apply(entry)
             except TableDamaged:
                 await self._recover()
@@ -230,29 +249,34 @@ class TableRunner:
             if seat in bots:
                 self._schedule_bot(seat, self.version)
 
-    def _schedule_bot(self, seat: int, version: int) -> None:
+    def _schedule_bot(self, seat: int, version: int, attempt: int = 0) -> None:
         loop = asyncio.get_running_loop()
-        loop.call_later(
-            self.node.bot_delay, lambda: loop.create_task(self._bot_move(seat, version))
-        )
+        delay = self.node.bot_delay if attempt == 0 else retry_delay(attempt)
+        loop.call_later(delay, lambda: loop.create_task(self._bot_move(seat, version, attempt)))
 
-    async def _bot_move(self, seat: int, version: int) -> None:
-        async with self.lock:
-            if self.closed or self.version != version or self.rng is None:
-                return
-            seen = viewer_view(self.state, seat, self.views)
-            legal = seen.get("you", {}).get("legal") or []
-            if not legal:
-                return
-            policy = bot_policy(self.bots[seat], f"{self.table}/{seat}/{version}")
-            choice = policy.choose(seen, legal)
-            try:
-                command = load(choice)
-                events = decide(self.state, command, self.rng)
-            except RuleViolation:
-                return
-            with contextlib.suppress(StoreError):
+    async def _bot_move(self, seat: int, version: int, attempt: int) -> None:
+        try:
+            async with self.lock:
+                if self.closed or self.version != version:
+                    return
+                rng = await self._rng()
+                if rng is None:
+                    return
+                seen = viewer_view(self.state, seat, self.views)
+                legal = seen.get("you", {}).get("legal") or []
+                if not legal:
+                    return
+                policy = bot_policy(self.bots[seat], f"{self.table}/{seat}/{version}")
+                choice = policy.choose(seen, legal)
+                try:
+                    command = load(choice)
+                    events = decide(self.state, command, rng)
+                except RuleViolation:
+                    return
                 await self._append(seat, f"bot:{version}:{seat}", command, events)
+        except StoreError:  # Redis is away: the bot tries again (the same command id)
+            if not self.closed and self.version == version:
+                self._schedule_bot(seat, version, attempt + 1)
 
     # --- decision timeouts ------------------------------------------------------------------------
 
@@ -282,14 +306,25 @@ class TableRunner:
         version = self.version
         self._timer = loop.call_later(seconds, lambda: loop.create_task(self._time_out(version)))
 
-    async def _time_out(self, version: int) -> None:
+    async def _time_out(self, version: int, attempt: int = 0) -> None:
         for seat in self._waiting_on():
             if self.closed or self.version != version:
                 return
-            with contextlib.suppress(StoreError, TableError):
+            try:
                 outcome = await self.default(seat)
-                self.node.log_timeout(self.table, seat, outcome)
+            except StoreError:  # Redis is away: try again soon
+                self._retry_time_out(version, attempt + 1)
+                return
+            except TableError:
+                return
+            self.node.log_timeout(self.table, seat, outcome)
             version = self.version
+
+    def _retry_time_out(self, version: int, attempt: int) -> None:
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(
+            retry_delay(attempt), lambda: loop.create_task(self._time_out(version, attempt))
+        )
 
     async def _mark_over(self) -> None:
         with contextlib.suppress(StoreError):
@@ -363,12 +398,27 @@ class TableRunner:
         group.view, group.version = new, version
 
     async def attach(
-        self, sink: Sink, key: int, resume: m.Resume | None, welcome: MakeWelcome
+        self,
+        sink: Sink,
+        key: int,
+        resume: m.Resume | None,
+        welcome: MakeWelcome,
+        credential: str | None = None,
     ) -> None:
-        """Add a session: queue its welcome and, when resuming, exactly the missing deltas."""
+        """Add a session: queue its welcome and, when resuming, exactly the missing deltas.
+        A seat session gives the hash of the token it presented (``credential``): once the
+        game has started it must be the seat's token (it was checked before the runner was
+        reached, but the seat may have been given up and taken again since)."""
         async with self.lock:
             if self.closed:
                 raise TableError("table/damaged")
+            if key != SPECTATORS:
+                if self.tokens is not None and self.tokens.get(key) != credential:
+                    raise TableError("auth/bad_token")
+                if credential is not None:
+                    self.credentials[sink] = credential
+                if self.tokens is None:
+                    self._arm_seat_check()
             group = self.groups.get(key)
             if group is None:
                 target = self._target(key)
@@ -404,6 +454,49 @@ class TableRunner:
     def detach(self, sink: Sink) -> None:
         for group in self.groups.values():
             group.sinks.discard(sink)
+        self.credentials.pop(sink, None)
+
+    # --- seats given up ---------------------------------------------------------------------------
+
+    def seat_left(self, seat: int, credential: str) -> None:
+        """This node handled a ``leave``: close the seat's sessions that presented that token."""
+        self._close_seats(lambda key, held: key == seat and held == credential)
+
+    def _close_stale_seats(self) -> None:
+        tokens = self.tokens or {}
+        self._close_seats(lambda key, held: tokens.get(key) != held)
+
+    def _close_seats(self, stale: Callable[[int, str], bool]) -> None:
+        for key, group in self.groups.items():
+            if key == SPECTATORS:
+                continue
+            for sink in list(group.sinks):
+                held = self.credentials.get(sink)
+                if held is not None and stale(key, held):
+                    group.sinks.discard(sink)
+                    del self.credentials[sink]
+                    sink.close(4001, "auth/bad_token: the seat was given up")
+
+    def _arm_seat_check(self) -> None:
+        """Before the start, a seat given up on another node is noticed here within
+        ``SEAT_CHECK_SECONDS`` (after the start, tokens never change: see ``_load_game``)."""
+        if self._seat_check is not None or self.closed:
+            return
+        loop = asyncio.get_running_loop()
+        self._seat_check = loop.call_later(
+            SEAT_CHECK_SECONDS, lambda: loop.create_task(self._check_seats())
+        )
+
+    async def _check_seats(self) -> None:
+        self._seat_check = None
+        if self.closed or self.tokens is not None or not self.credentials:
+            return
+        with contextlib.suppress(StoreError, TableError):
+            tokens = await self.lobby.token_hashes(self.table)
+            if self.tokens is None:  # (the game may have been loaded meanwhile)
+                self._close_seats(lambda key, held: tokens.get(key) != held)
+        if self.tokens is None and self.credentials:
+            self._arm_seat_check()
 
     @property
     def sessions(self) -> int:
@@ -414,36 +507,54 @@ class TableRunner:
     async def submit(
         self, seat: int, command_id: str, expected: int, plain: dict[str, Any]
     ) -> Outcome:
-        """A seat's command: decide, append (one round trip), apply, fan out."""
+        """A seat's command: decide, append (one round trip), apply, fan out.  A command that
+        would not be appended is answered ``duplicate`` if its id was appended before, whatever
+        it says now (SPEC.md §5.2): the id is looked up only then, off the accepted path (on
+        that path the append script finds a known id itself)."""
+        key = f"{seat}:{command_id}"
+        async with self.lock:
+            decided = await self._decide(seat, expected, plain)
+            if not isinstance(decided, Outcome):
+                return await self._append(seat, key, *decided)
+        original = await self.log.command_version(self.table, key)
+        return decided if original is None else Outcome("duplicate", original)
+
+    async def _decide(
+        self, seat: int, expected: int, plain: dict[str, Any]
+    ) -> Outcome | tuple[Command, list[Event]]:
+        """The command and its events, or why it cannot be appended.  Under the lock."""
         try:
             command = load(plain)
         except (KeyError, TypeError, ValueError) as exc:
             return Outcome("rejected", code="protocol/bad_field", message=f"command: {exc}")
         if isinstance(command, StartGame | ApplyDefault) or getattr(command, "seat", None) != seat:
             return Outcome("rejected", code="command/wrong_seat")
-        key = f"{seat}:{command_id}"
-        async with self.lock:
-            if expected != self.version:
-                original = await self.log.command_version(self.table, key)
-                if original is not None:
-                    return Outcome("duplicate", original)
-                return Outcome("stale", self.version, "command/stale_version")
-            if self.rng is None:
-                return Outcome("rejected", code="rules/game_not_started")
-            try:
-                events = decide(self.state, command, self.rng)
-            except RuleViolation as exc:
-                return Outcome("rejected", self.version, exc.code, exc.detail)
-            return await self._append(seat, key, command, events)
+        if expected != self.version:
+            return Outcome("stale", self.version, "command/stale_version")
+        rng = await self._rng()
+        if rng is None:
+            return Outcome("rejected", code="rules/game_not_started")
+        try:
+            return command, decide(self.state, command, rng)
+        except RuleViolation as exc:
+            return Outcome("rejected", self.version, exc.code, exc.detail)
+
+    async def _rng(self) -> Rng | None:
+        """The game's generator (None before the start), loaded if the start was appended by
+        another node and its loading failed then.  Under the lock."""
+        if self.rng is None and self.state.status is not Status.NEW:
+            await self._load_game()
+        return self.rng
 
     async def default(self, seat: int) -> Outcome:
         """The server's timeout answer for a seat (rules.md §4.5.6)."""
         async with self.lock:
-            if self.rng is None:
+            rng = await self._rng()
+            if rng is None:
                 return Outcome("rejected", code="rules/game_not_started")
             command = ApplyDefault(seat)
             try:
-                events = decide(self.state, command, self.rng)
+                events = decide(self.state, command, rng)
             except RuleViolation as exc:
                 return Outcome("rejected", self.version, exc.code, exc.detail)
             return await self._append(None, f"default:{self.version}:{seat}", command, events)
@@ -468,6 +579,11 @@ class TableRunner:
         if key == "start":
             return Outcome("accepted", self.version)
         return Outcome("stale", self.version, "command/stale_version")
+
+
+def retry_delay(attempt: int) -> float:
+    """Seconds before attempt ``attempt`` (1, 2, ...) of a server move that failed on Redis."""
+    return float(min(5.0, 0.1 * 2**attempt))
 
 
 def bot_policy(kind: str, seed: str) -> Any:
