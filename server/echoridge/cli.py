@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from echoridge.net.gate import Admission
+from echoridge.net.session import Limits
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"  # play: the server of `make run`
 
@@ -40,6 +41,21 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=10,
         help="messages per second a connection may send (bursts of twice that)",
+    )
+    srv.add_argument(
+        "--ping-interval",
+        type=float,
+        default=Limits.ping_seconds,
+        metavar="SECONDS",
+        help="how often the server pings each connection",
+    )
+    srv.add_argument(
+        "--idle-timeout",
+        type=int,
+        default=Limits.idle_seconds,
+        metavar="SECONDS",
+        help="close a connection that sent nothing (not even a pong) this long; abort one that "
+        "has not taken a frame this long",
     )
     srv.add_argument(
         "--allowed-origins",
@@ -165,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
             admission.check()
         except ValueError as exc:
             parser.error(str(exc))
+        if args.ping_interval <= 0 or args.idle_timeout < 1 or args.commands_per_second < 1:
+            parser.error("--ping-interval, --idle-timeout and --commands-per-second are positive")
         return serve(
             Options(
                 host=args.host,
@@ -172,7 +190,11 @@ def main(argv: list[str] | None = None) -> int:
                 redis_url=args.redis_url,
                 data_dir=args.data_dir,
                 check_redis=not args.skip_redis_checks,
-                commands_per_second=args.commands_per_second,
+                limits=Limits(
+                    commands_per_second=args.commands_per_second,
+                    ping_seconds=args.ping_interval,
+                    idle_seconds=args.idle_timeout,
+                ),
                 decision_seconds=args.decision_timeout,
                 bot_delay=args.bot_delay,
                 admission=admission,

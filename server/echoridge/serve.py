@@ -37,7 +37,7 @@ class Options:
     data_dir: str = "var/redis"
     check_redis: bool = True
     log_json: bool | None = None
-    commands_per_second: int = Limits.commands_per_second
+    limits: Limits = dataclasses.field(default_factory=Limits)
     decision_seconds: float = 120.0
     bot_delay: float = 0.3
     admission: Admission = dataclasses.field(default_factory=Admission)
@@ -60,7 +60,7 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
         server = GameServer(
             node,
             metrics,
-            Limits(commands_per_second=options.commands_per_second),
+            options.limits,
             admission=fit_open_files(options.admission),
         )
         lag = asyncio.create_task(watch_loop_lag(loop_lag_metrics(metrics.registry)))

@@ -1,4 +1,11 @@
-"""The lobby: list, create, join, leave and start tables, add bots, fetch transcripts."""
+"""The lobby: list, create, join, leave and start tables, add bots, fetch transcripts.
+
+A request refused with ``server/unavailable`` (the server's store is away for a moment) is sent
+again after a jittered backoff when sending it twice cannot do harm: listing, transcripts,
+creating a table (a second, unused table at worst) and starting (the server completes a start
+that failed half-way).  ``join``, ``leave`` and ``add_bot`` are not: a lost answer may hide a
+seat taken or given up, so their refusal is the caller's to judge.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +13,15 @@ import asyncio
 import os
 
 from echoridge_client.connection import Connection, hello, welcome_of
-from echoridge_client.errors import ClientError
+from echoridge_client.errors import ClientError, Refused
+from echoridge_client.retry import RETRY_SECONDS, Backoff, retryable
 from echoridge_protocol import messages as m
 
 
 class Lobby:
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: Connection, retry_for: float = RETRY_SECONDS) -> None:
         self.connection = connection
+        self.retry_for = retry_for
 
     @classmethod
     async def connect(cls, url: str, subprotocol: str = m.SUBPROTOCOL_MSGPACK) -> Lobby:
@@ -36,9 +45,24 @@ class Lobby:
         return cls(connection)
 
     async def _reply(
-        self, message: m.ClientMessage, kind: type[m.ServerMessage]
+        self, message: m.ClientMessage, kind: type[m.ServerMessage], retry: bool = False
     ) -> m.ServerMessage:
-        reply = await self.connection.request(message)
+        """The reply to ``message``; with ``retry``, sent again while it is refused with a
+        retryable code, for up to ``retry_for`` seconds."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self.retry_for
+        backoff = Backoff()
+        while True:
+            try:
+                reply = await self.connection.request(message)
+            except Refused as exc:
+                if not (retry and retryable(exc.code)) or loop.time() > give_up:
+                    raise
+            else:
+                code = reply.code if isinstance(reply, m.Result) else None
+                if not (retry and retryable(code)) or loop.time() > give_up:
+                    break
+            await asyncio.sleep(backoff.next())
         if not isinstance(reply, kind):
             raise ClientError(f"expected {kind.TYPE}, got {reply.TYPE}")
         return reply
@@ -47,7 +71,7 @@ class Lobby:
         return self.connection.next_id()
 
     async def tables(self) -> tuple[m.TableInfo, ...]:
-        reply = await self._reply(m.ListTables(id=self._id()), m.Tables)
+        reply = await self._reply(m.ListTables(id=self._id()), m.Tables, retry=True)
         assert isinstance(reply, m.Tables)
         return reply.tables
 
@@ -55,7 +79,7 @@ class Lobby:
         self, seats: int, *, public: bool = True, spectators: bool = True, spectator_delay: int = 0
     ) -> m.Created:
         request = m.CreateTable(self._id(), seats, public, spectators, spectator_delay)
-        reply = await self._reply(request, m.Created)
+        reply = await self._reply(request, m.Created, retry=True)
         assert isinstance(reply, m.Created)
         return reply
 
@@ -66,8 +90,8 @@ class Lobby:
         assert isinstance(reply, m.Joined)
         return reply
 
-    async def _result(self, message: m.ClientMessage) -> m.Result:
-        reply = await self._reply(message, m.Result)
+    async def _result(self, message: m.ClientMessage, retry: bool = False) -> m.Result:
+        reply = await self._reply(message, m.Result, retry)
         assert isinstance(reply, m.Result)
         return reply
 
@@ -75,7 +99,7 @@ class Lobby:
         return await self._result(m.Leave(self._id(), table, token))
 
     async def start(self, table: str, token: str) -> m.Result:
-        return await self._result(m.Start(self._id(), table, token))
+        return await self._result(m.Start(self._id(), table, token), retry=True)
 
     async def add_bot(self, table: str, token: str, kind: str = "random") -> m.Result:
         if kind not in ("random", "greedy"):
@@ -83,7 +107,7 @@ class Lobby:
         return await self._result(m.AddBot(self._id(), table, token, kind))  # type: ignore[arg-type]
 
     async def transcript(self, table: str) -> dict[str, object]:
-        reply = await self._reply(m.GetTranscript(self._id(), table), m.Transcript)
+        reply = await self._reply(m.GetTranscript(self._id(), table), m.Transcript, retry=True)
         assert isinstance(reply, m.Transcript)
         return dict(reply.transcript)
 

@@ -4,8 +4,10 @@ A session keeps a mirror of its view current by applying the server's deltas, ch
 reveal against its commitment as it arrives (``RevealError`` otherwise), and reconnects on its
 own when the connection drops: it resumes from the version it holds (exactly the missing deltas)
 or takes a fresh view.  ``Seat.act`` gives each command a unique id; a command whose result was
-lost with the connection is sent again with the same id after the reconnect, so it is applied
-once.
+lost with the connection is sent again with the same id after the reconnect, and one refused
+with ``server/unavailable`` (the server's store is away) is sent again with the same id after a
+jittered backoff, so it is applied once (retry.py).  A reconnect refused that way is retried
+too.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from typing import Any
 
 from echoridge_client.connection import TIMEOUT, Connection, hello, welcome_of
 from echoridge_client.errors import ClientError, Refused, RevealError
+from echoridge_client.retry import RETRY_SECONDS, Backoff, retryable
 from echoridge_client.reveals import Verifier
 from echoridge_protocol import messages as m
 from echoridge_protocol.delta import DeltaError, apply
 
-RECONNECT_DELAYS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
+RECONNECT_FIRST, RECONNECT_CAP = 0.05, 2.0  # seconds (jittered backoff, retry.py)
+RECONNECT_ATTEMPTS = 1000
 FINAL_CLOSES = {1000, 1008, 1009, 4000, 4001, 4004, 4009}  # do not reconnect after these
 
 
@@ -58,8 +62,20 @@ class TableSession:
 
     # --- opening, reconnecting, closing -----------------------------------------------------
 
-    async def start(self) -> None:
-        await self._connect(resume=False)
+    async def start(self, retry_for: float = RETRY_SECONDS) -> None:
+        """Connect (trying again for up to ``retry_for`` seconds while the server answers
+        ``server/unavailable``) and keep connected."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + retry_for
+        backoff = Backoff()
+        while True:
+            try:
+                await self._connect(resume=False)
+                break
+            except Refused as exc:
+                if not retryable(exc.code) or loop.time() > give_up:
+                    raise
+            await asyncio.sleep(backoff.next())
         self._watch = asyncio.create_task(self._keep_connected(), name="echoridge session")
 
     async def _connect(self, resume: bool) -> None:
@@ -96,9 +112,9 @@ class TableSession:
             await self._reconnect()
 
     async def _reconnect(self) -> None:
-        for attempt in range(1000):
-            delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
-            await asyncio.sleep(delay)
+        backoff = Backoff(RECONNECT_FIRST, RECONNECT_CAP)
+        for _ in range(RECONNECT_ATTEMPTS):
+            await asyncio.sleep(backoff.next())
             if self._closing:
                 return
             try:
@@ -107,12 +123,14 @@ class TableSession:
                 await self._after_reconnect()
                 return
             except Refused as exc:
-                self.error = exc
-                await self._notify()
-                return
+                if not retryable(exc.code):
+                    self.error = exc
+                    await self._notify()
+                    return
             except ClientError:
                 self._url_index += 1  # try the next server
         self.error = ClientError("could not reconnect")
+        await self._notify()
 
     async def _after_reconnect(self) -> None:
         """Hook: a seat sends again the command whose result was lost."""
@@ -257,6 +275,7 @@ class Seat(TableSession):
         super().__init__(*args, **kwargs)
         self._in_flight: tuple[m.SendCommand, asyncio.Future[m.Result]] | None = None
         self.commands = 0
+        self.retries = 0  # commands sent again after server/unavailable
 
     @classmethod
     async def sit(
@@ -272,10 +291,14 @@ class Seat(TableSession):
         await seat.start()
         return seat
 
-    async def act(self, command: dict[str, Any], timeout: float = 30.0) -> m.Result:
+    async def act(
+        self, command: dict[str, Any], timeout: float = 30.0, retry_for: float = RETRY_SECONDS
+    ) -> m.Result:
         """Send a command (one of ``legal``) with the version the view is at.  Waits for its
-        result and for the view to reach the result's version.  A stale version comes back as
-        a rejected result with ``command/stale_version``: look at the new view and choose again."""
+        result (``timeout`` seconds an attempt) and for the view to reach the result's version.
+        A stale version comes back as a rejected result with ``command/stale_version``: look at
+        the new view and choose again.  ``server/unavailable`` is retried with the same id for
+        up to ``retry_for`` seconds before it is returned."""
         if self.error is not None:
             raise self.error
         if self.connection is None:
@@ -283,14 +306,24 @@ class Seat(TableSession):
         request = m.SendCommand(
             id=self.connection.next_id("c"), expected=self.version, command=command
         )
-        future: asyncio.Future[m.Result] = asyncio.get_running_loop().create_future()
-        self._in_flight = (request, future)
-        try:
-            await self._send_in_flight()
-            async with asyncio.timeout(timeout):
-                result = await future
-        finally:
-            self._in_flight = None
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + retry_for
+        backoff = Backoff()
+        while True:
+            future: asyncio.Future[m.Result] = loop.create_future()
+            self._in_flight = (request, future)
+            try:
+                await self._send_in_flight()
+                async with asyncio.timeout(timeout):
+                    result = await future
+            finally:
+                self._in_flight = None
+            if not retryable(result.code) or loop.time() > give_up:
+                break
+            self.retries += 1
+            await asyncio.sleep(backoff.next())
+            if self.error is not None:
+                raise self.error
         self.commands += 1
         if result.version is not None and result.outcome in ("accepted", "duplicate"):
             await self.until_version(result.version, timeout)

@@ -5,10 +5,25 @@ export const SUBPROTOCOL = "echoridge.v1.json";
 export const PROTOCOL = "echoridge.v1";
 export const CLIENT = "echoridge-web/0.1.0";
 export const REPLY_SECONDS = 15;
+const LOBBY_RETRY_SECONDS = 120;
 
 export function serverUrl() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   return `${scheme}//${location.host}/ws`;
+}
+
+// The codes a request may be sent again on (SPEC.md §11: the server cannot reach its store).
+const RETRYABLE = new Set(["server/unavailable"]);
+
+export function retryable(code) {
+  return RETRYABLE.has(code);
+}
+
+// Seconds before attempt n + 1 of a retry: random, between a quarter of and the whole of a
+// cap that doubles each attempt from `first` up to `cap` (so clients do not return in step).
+export function backoff(n, first, cap) {
+  const ceiling = Math.min(cap, first * 2 ** n);
+  return ceiling / 4 + Math.random() * (ceiling * 3 / 4);
 }
 
 export class Refused extends Error {
@@ -194,29 +209,40 @@ export class Lobby {
     return this.connecting;
   }
 
-  async request(message, seconds) {
+  // A request's reply. A lost connection is tried once more; with `retry` (requests that may
+  // be sent twice without harm), server/unavailable is tried again for up to RETRY_SECONDS.
+  async request(message, seconds, { retry = false } = {}) {
+    const giveUp = Date.now() + LOBBY_RETRY_SECONDS * 1000;
+    let lost = 0;
     for (let attempt = 0; ; attempt++) {
       const connection = await this.ensure();
       try {
-        return await connection.request(message, seconds);
+        const reply = await connection.request(message, seconds);
+        if (!(retry && retryable(reply.code) && Date.now() < giveUp)) return reply;
       } catch (err) {
-        if (!(err instanceof Lost) || attempt >= 1) throw err;
+        if (err instanceof Lost && lost < 1) {
+          lost += 1;
+          continue;
+        }
+        if (!(retry && err instanceof Refused && retryable(err.code) && Date.now() < giveUp)) throw err;
       }
+      await new Promise((resolve) => setTimeout(resolve, backoff(attempt, 0.1, 5) * 1000));
     }
   }
 
-  async result(message) {
-    const reply = await this.request(message);
+  async result(message, options) {
+    const reply = await this.request(message, undefined, options);
     if (reply.outcome === "rejected") throw new Refused(reply.code, reply.message);
     return reply;
   }
 
   async tables() {
-    return (await this.request({ type: "list_tables" })).tables;
+    return (await this.request({ type: "list_tables" }, undefined, { retry: true })).tables;
   }
 
   create(seats, { isPublic = true, spectators = true, delay = 0 } = {}) {
-    return this.request({ type: "create_table", seats, public: isPublic, spectators, spectator_delay: delay });
+    const message = { type: "create_table", seats, public: isPublic, spectators, spectator_delay: delay };
+    return this.request(message, undefined, { retry: true });
   }
 
   join(table, name, clientSeed) {
@@ -228,7 +254,7 @@ export class Lobby {
   }
 
   start(table, token) {
-    return this.result({ type: "start", table, token });
+    return this.result({ type: "start", table, token }, { retry: true });
   }
 
   addBot(table, token, kind) {
@@ -236,7 +262,7 @@ export class Lobby {
   }
 
   async transcript(table) {
-    return (await this.request({ type: "transcript", table }, 60)).transcript;
+    return (await this.request({ type: "transcript", table }, 60, { retry: true })).transcript;
   }
 
   close() {

@@ -3,17 +3,21 @@
 // (fairness.js), and reconnects on its own after a drop, resuming from the epoch and version it
 // holds (§3.3): exactly the missing deltas, or a fresh view. The last view is kept in
 // sessionStorage, so a reload resumes too. A command whose result was lost with the connection
-// is sent again with the same id after the reconnect (§5.3), so it is applied once.
+// is sent again with the same id after the reconnect (§5.3), and one refused with
+// server/unavailable (the server's store is away) is sent again with the same id after a
+// jittered backoff, so it is applied once; a reconnect refused that way is tried again too.
 
-import { Lost, Refused, nextId, openSession, serverUrl } from "./connection.js";
+import { Lost, Refused, backoff, nextId, openSession, retryable, serverUrl } from "./connection.js";
 import { apply } from "./delta.js";
 import { Verifier } from "./fairness.js";
 import * as store from "./store.js";
 
-const DELAYS = [0.2, 0.5, 1, 2, 3, 5]; // seconds between reconnect attempts, then 5 s each
+const RECONNECT = [0.2, 5]; // seconds: the first delay's cap and the largest (jittered, doubling)
 // Closes after which reconnecting would not help (§7.2): the client says why instead.
 const FINAL = new Set([1008, 1009, 4000, 4001, 4004, 4009]);
-const COMMAND_SECONDS = 30;
+const COMMAND_SECONDS = 30; // for a result, each time a command is sent
+const RETRY = [0.1, 5]; // seconds: server/unavailable retries (first cap, largest)
+const RETRY_SECONDS = 120; // how long a command is retried before its refusal is shown
 
 export class TableSession extends EventTarget {
   constructor({ table, token = null, url = serverUrl() }) {
@@ -32,6 +36,7 @@ export class TableSession extends EventTarget {
     this.connection = null;
     this.attempt = 0;
     this.reconnects = 0;
+    this.retries = 0; // commands sent again after server/unavailable
     this.stopped = false;
     this.inFlight = null; // {message, resolve, reject, timer}
     this.waiters = [];
@@ -83,7 +88,7 @@ export class TableSession extends EventTarget {
         onClose: (code) => this.closed(connection, code),
       });
     } catch (err) {
-      if (err instanceof Refused) return this.stop(err.code, describeRefusal(err));
+      if (err instanceof Refused && !retryable(err.code)) return this.stop(err.code, describeRefusal(err));
       return this.retryLater();
     }
     if (this.stopped) {
@@ -128,7 +133,8 @@ export class TableSession extends EventTarget {
         const result = message.type === "result"
           ? message
           : { type: "result", id: message.id, outcome: "rejected", code: message.code, message: message.message };
-        this.finishFlight(result);
+        if (retryable(result.code) && Date.now() < flight.giveUp) this.retryFlight();
+        else this.finishFlight(result);
       }
     }
   }
@@ -160,7 +166,7 @@ export class TableSession extends EventTarget {
   retryLater() {
     if (this.stopped) return;
     this.setStatus("reconnecting");
-    const delay = DELAYS[Math.min(this.attempt, DELAYS.length - 1)];
+    const delay = backoff(this.attempt, ...RECONNECT);
     this.attempt += 1;
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => this.reconnect(), delay * 1000);
@@ -249,18 +255,36 @@ export class TableSession extends EventTarget {
     if (this.inFlight) return Promise.reject(new Error("a command is already on its way"));
     const message = { type: "command", id: nextId("c"), expected: this.version, command: cmd };
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.finishFlight(null, new Lost("no result from the server")), COMMAND_SECONDS * 1000);
-      this.inFlight = { message, resolve, reject, timer };
-      if (this.connection && this.status === "live") this.sendInFlight();
+      const giveUp = Date.now() + RETRY_SECONDS * 1000;
+      this.inFlight = { message, resolve, reject, timer: null, retry: null, attempts: 0, giveUp };
+      this.sendInFlight();
     });
   }
 
+  // Sends the command in flight (again), if connected, and waits up to COMMAND_SECONDS for its
+  // result; without a connection it is sent after the reconnect.
   sendInFlight() {
+    const flight = this.inFlight;
+    if (!flight) return;
+    clearTimeout(flight.timer);
+    flight.timer = setTimeout(() => this.finishFlight(null, new Lost("no result from the server")), COMMAND_SECONDS * 1000);
+    if (!this.connection || this.status !== "live") return;
     try {
-      this.connection.send(this.inFlight.message);
+      this.connection.send(flight.message);
     } catch {
       // the connection dropped: sent again with the same id after the reconnect
     }
+  }
+
+  // server/unavailable: the same command, the same id, after a jittered backoff (§5.3).
+  retryFlight() {
+    const flight = this.inFlight;
+    clearTimeout(flight.timer);
+    clearTimeout(flight.retry);
+    const delay = backoff(flight.attempts, ...RETRY);
+    flight.attempts += 1;
+    this.retries += 1;
+    flight.retry = setTimeout(() => this.inFlight === flight && this.sendInFlight(), delay * 1000);
   }
 
   finishFlight(result, error = null) {
@@ -268,6 +292,7 @@ export class TableSession extends EventTarget {
     if (!flight) return;
     this.inFlight = null;
     clearTimeout(flight.timer);
+    clearTimeout(flight.retry);
     if (error) {
       flight.reject(error);
       return;

@@ -103,6 +103,7 @@ class Session:
         self.kind = "handshake"
         self.table: str | None = None
         self.seat: int | None = None
+        self.credential: str | None = None  # a seat session: the hash of its token
         self.runner: TableRunner | None = None
         self.bucket = Bucket(limits.commands_per_second)
         self.refusals: deque[float] = deque()
@@ -283,11 +284,10 @@ class Session:
         assert hello.table is not None
         table = hello.table
         meta = await self.node.lobby.meta(table)
-        credential = None
         if kind == "seat":
             assert hello.token is not None
             self.seat = await self.node.lobby.authenticate(table, hello.token)
-            credential = token_hash(hello.token)
+            self.credential = token_hash(hello.token)
             key = self.seat
         else:
             if meta["spectators"] != "1" or meta["public"] != "1":
@@ -302,7 +302,7 @@ class Session:
             key,
             hello.resume,
             lambda epoch, version, view, resumed: self._welcome(epoch, version, view, resumed),
-            credential,
+            self.credential,
         )
 
     def _welcome(
@@ -403,8 +403,10 @@ class Session:
                 log.info("seat joined", table=table, seat=seat)
                 self._send(m.Joined(id=rid, table=table, seat=seat, token=token))
             case m.Leave(id=rid, table=table, token=token):
-                await self.node.leave(table, token)
+                await self.node.leave(table, token, self)
                 self._send(m.Result(id=rid, outcome="accepted"))
+                if self.credential == token_hash(token):  # this session's own seat
+                    self.close(4001, "auth/bad_token: the seat was given up")
             case m.Start(id=rid, table=table, token=token):
                 version = await self.node.start(table, token)
                 self._send(m.Result(id=rid, outcome="accepted", version=version))

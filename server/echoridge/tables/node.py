@@ -143,20 +143,27 @@ class Node:
         log.info("table created", table=table, seats=settings.seats, public=settings.public)
         return table, commit
 
-    async def leave(self, table: str, token: str) -> int:
-        """Give a seat up before the start; its sessions here are closed at once (4001), those
-        on other nodes when their runner notices (runner.py, ``_check_seats``)."""
+    async def leave(self, table: str, token: str, asking: Sink | None = None) -> int:
+        """Give a seat up before the start; its sessions here are closed at once (4001), but
+        ``asking`` (the session that sent the ``leave``: it answers first), those on other
+        nodes when their runner notices (runner.py, ``_check_seats``)."""
         seat = await self.lobby.leave(table, token)
         runner = self.runners.get(table)
         if runner is not None:
-            runner.seat_left(seat, token_hash(token))
+            runner.seat_left(seat, token_hash(token), asking)
         log.info("seat left", table=table, seat=seat)
         return seat
 
     async def start(self, table: str, token: str) -> int:
         """Start a full table (any seated player may); returns the version of the start."""
         await self.lobby.authenticate(table, token)
-        await self.lobby.mark_started(table)
+        try:
+            await self.lobby.mark_started(table)
+        except TableError as exc:
+            # Marked started but with no start in the log: a start that failed half-way
+            # (Redis went away) and is asked for again.  Complete it.
+            if exc.code != "table/started" or (await self.storage.log.head(table)).version:
+                raise
         runner = await self.runner(table)
         await runner.ensure_started()
         log.info("table started", table=table, version=runner.version)

@@ -458,21 +458,22 @@ class TableRunner:
 
     # --- seats given up ---------------------------------------------------------------------------
 
-    def seat_left(self, seat: int, credential: str) -> None:
-        """This node handled a ``leave``: close the seat's sessions that presented that token."""
-        self._close_seats(lambda key, held: key == seat and held == credential)
+    def seat_left(self, seat: int, credential: str, spare: Sink | None = None) -> None:
+        """This node handled a ``leave``: close the seat's sessions that presented that token
+        (but ``spare``, the session that asked: it answers first, then closes itself)."""
+        self._close_seats(lambda key, held: key == seat and held == credential, spare)
 
     def _close_stale_seats(self) -> None:
         tokens = self.tokens or {}
         self._close_seats(lambda key, held: tokens.get(key) != held)
 
-    def _close_seats(self, stale: Callable[[int, str], bool]) -> None:
+    def _close_seats(self, stale: Callable[[int, str], bool], spare: Sink | None = None) -> None:
         for key, group in self.groups.items():
             if key == SPECTATORS:
                 continue
             for sink in list(group.sinks):
                 held = self.credentials.get(sink)
-                if held is not None and stale(key, held):
+                if held is not None and sink is not spare and stale(key, held):
                     group.sinks.discard(sink)
                     del self.credentials[sink]
                     sink.close(4001, "auth/bad_token: the seat was given up")
