@@ -7,11 +7,12 @@ ids.  ``start_redis`` starts more servers with given settings, for tests that ne
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -25,11 +26,33 @@ class RedisServer:
     port: int
     process: subprocess.Popen[bytes]
     dir: Path
+    args: list[str] = field(default_factory=list)
 
     def stop(self) -> None:
         if self.process.poll() is None:
+            self.thaw()
             self.process.terminate()
             self.process.wait(10)
+
+    def kill(self) -> None:
+        """kill -9: what was not written to the append-only file is lost."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(10)
+
+    def restart(self) -> None:
+        """Start it again on the same port and data directory (after ``kill``)."""
+        self.process = subprocess.Popen(
+            self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        _wait_ping(self.port, self.process)
+
+    def freeze(self) -> None:
+        """SIGSTOP: connections stay open and nothing answers."""
+        self.process.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        self.process.send_signal(signal.SIGCONT)
 
 
 def _wait_ping(port: int, process: subprocess.Popen[bytes]) -> None:
@@ -56,7 +79,7 @@ def launch_redis(directory: Path, *settings: str) -> RedisServer:
     ]
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _wait_ping(port, process)
-    return RedisServer(f"redis://127.0.0.1:{port}/0", port, process, directory)
+    return RedisServer(f"redis://127.0.0.1:{port}/0", port, process, directory, args)
 
 
 @pytest.fixture(scope="session")

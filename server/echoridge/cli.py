@@ -267,7 +267,7 @@ def verify_tables(url: str, tables: list[str]) -> int:
     import asyncio
 
     from echoridge_client.errors import ClientError
-    from echoridge_client.loadbots import download_transcripts
+    from echoridge_client.transcripts import download_transcripts
 
     try:
         downloaded = asyncio.run(download_transcripts(url, tables))

@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 
 from echoridge.cli import main
+from echoridge_client.botsessions import Ack
 from echoridge_client.loadbots import BotOptions, percentile, run_tables
 from echoridge_client.lobby import Lobby
+from echoridge_client.transcripts import unacknowledged
 from tests.e2e.conftest import ServerProcess, server, servers  # noqa: F401
 
 
@@ -45,6 +47,7 @@ def test_bots_play_verify_and_report(server: ServerProcess, subprotocol: str) ->
     accepted = report["accepted"]
     assert accepted > 0 and report["rejected"] == 0
     assert report["commands"] == accepted + report["stale"]
+    assert report["acknowledged"] == accepted and report["lost"] == 0  # all in the transcripts
     # Each of the 3 sessions of a table gets a delta per version (commands and the start).
     assert report["deliveries"] >= 3 * accepted
     assert 0 < report["p50_ms"] <= report["p99_ms"] <= report["max_ms"]
@@ -73,6 +76,15 @@ async def test_mixed_subprotocols_greedy_bots_and_verify_url(
     out = capsys.readouterr().out
     assert out.startswith(f"verified {table}: ") and " commands, " in out
     assert await _verify(server.url, runs[0].table, runs[1].table) == 0
+
+
+def test_an_acknowledged_command_missing_from_the_transcript_is_counted_lost() -> None:
+    drive = {"type": "drive", "seat": 1, "path": [[3, 3], [3, 4]]}
+    transcript = {"entries": [{"version": 1, "seat": None, "command": {"type": "start_game"}},
+                              {"version": 2, "seat": 1, "command": drive}]}  # fmt: skip
+    assert unacknowledged(transcript, [Ack(1, 2, drive)]) == []
+    lost = [Ack(1, 3, drive), Ack(0, 2, {**drive, "seat": 0}), Ack(1, 2, {**drive, "path": []})]
+    assert unacknowledged(transcript, lost) == lost
 
 
 async def _verify(url: str, *tables: str) -> int:

@@ -5,12 +5,12 @@ server and to check it; and the transcript download of ``echo-ridge verify URL T
 joins P seats per table (each with its own client seed) and opens K spectator sessions per table,
 starts the games and plays them to the end with ``Seat.play`` and the chosen policy, at most
 ``concurrency`` tables at a time.  Then it downloads every finished table's transcript and
-verifies it: the engine replay (``echoridge.transcript.replay``, imported lazily) when the server
-package is installed, else the protocol checks (``echoridge_protocol.verify``); the transcript
-must also carry this client's seeds, the commitment the table was created with, and as many
-entries as the seats saw versions.  The report is one dict (printed as one JSON line by the
-command), with at least ``tables``, ``finished``, ``verified``, ``errors``, ``commands``,
-``deliveries``, ``p50_ms``, ``p99_ms`` and ``seconds``.
+verifies it (transcripts.py); the transcript must also carry this client's seeds, the
+commitment the table was created with, as many entries as the seats saw versions, and every
+command the server acknowledged to a seat, at its version (``lost`` counts those missing).  The
+report is one dict (printed as one JSON line by the command), with at least ``tables``,
+``finished``, ``verified``, ``errors``, ``commands``, ``acknowledged``, ``lost``,
+``deliveries``, ``p50_ms``, ``p99_ms`` and ``seconds``.  The sessions are in botsessions.py.
 
 Latency is command-to-delta, measured around ``Seat.act``: from sending a command to the seat's
 view reaching the version of its (accepted) result.  ``rate`` paces every connection's messages
@@ -24,32 +24,37 @@ This module needs the client package only (``echoridge_client``, ``echoridge_pro
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 import math
 import os
-import random
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from echoridge_client.errors import ClientError, Refused
+from echoridge_client.botsessions import Ack, BotSeat, BotSpectator, Pacer, Stats
+from echoridge_client.errors import ClientError
 from echoridge_client.lobby import Lobby
 from echoridge_client.policies import GreedyPolicy, RandomPolicy
-from echoridge_client.session import Seat, Spectator, TableSession
-from echoridge_protocol import codec
+from echoridge_client.session import TableSession
+from echoridge_client.transcripts import (
+    download_transcripts,
+    fetch_transcript,
+    has_engine,
+    unacknowledged,
+    verify,
+)
 from echoridge_protocol import messages as m
+
+__all__ = ["BotOptions", "download_transcripts", "main", "ok", "run_bots", "run_tables"]
 
 SUBPROTOCOL_NAMES = {"msgpack": m.SUBPROTOCOL_MSGPACK, "json": m.SUBPROTOCOL_JSON}
 SUBPROTOCOL_CHOICES = ("msgpack", "json", "mixed")
 BOT_KINDS = ("random", "greedy")
 SETUP_AT_ONCE = 32  # tables being created, joined and started at the same time
 CHECKERS = 8  # connections downloading and verifying transcripts
-SIZE_SAMPLE = 8  # every 8th delta of a session is re-encoded to measure frame sizes
-NOT_FINISHED_WAIT = 10.0  # seconds to wait for a finished table to be marked over
 
 
 @dataclass(frozen=True)
@@ -87,112 +92,6 @@ class BotOptions:
             raise ValueError("the URL is ws://HOST:PORT/ws or wss://...")
 
 
-class Pacer:
-    """At most ``rate`` sends a second (evenly spaced); ``rate`` 0: no pacing."""
-
-    def __init__(self, rate: float) -> None:
-        self.interval = 1.0 / rate if rate > 0 else 0.0
-        self._next = 0.0
-
-    async def wait(self) -> None:
-        if not self.interval:
-            return
-        now = time.monotonic()
-        at = max(self._next, now)
-        self._next = at + self.interval
-        if at > now:
-            await asyncio.sleep(at - now)
-
-
-@dataclass
-class Stats:
-    """What all the sessions of a run counted."""
-
-    commands: int = 0  # commands answered (any outcome)
-    accepted: int = 0
-    stale: int = 0  # rejected with command/stale_version (another seat got in first)
-    rejected: int = 0  # any other rejection
-    paced_stale: int = 0  # the view moved on while a command waited for its turn to be sent
-    latencies: list[float] = field(default_factory=list)  # seconds, accepted commands
-    deliveries: int = 0
-    reconnects: int = 0
-    connections: int = 0
-    sizes: dict[str, list[int]] = field(default_factory=dict)  # subprotocol -> [frames, bytes]
-    fallbacks: int = 0  # greedy policy choices that fell back to a safe command
-
-    def sample(self, subprotocol: str, message: m.Delta) -> None:
-        tally = self.sizes.setdefault(subprotocol, [0, 0])
-        tally[0] += 1
-        tally[1] += len(codec.encode(message, subprotocol))
-
-
-class _Measured:
-    """Shared by the seat and the spectator: samples the size of the deltas received."""
-
-    stats: Stats
-    _received: int
-
-    def _measure(self, subprotocol: str, message: m.ServerMessage) -> None:
-        if isinstance(message, m.Delta):
-            self._received += 1
-            if self._received % SIZE_SAMPLE == 1:
-                self.stats.sample(subprotocol, message)
-
-
-class BotSeat(_Measured, Seat):
-    """A seat that paces its commands and times each from sending to its delta."""
-
-    def __init__(
-        self, *args: Any, stats: Stats, rate: float, think: float = 0.0, seed: bytes = b"",
-        **kwargs: Any,
-    ) -> None:  # fmt: skip
-        super().__init__(*args, **kwargs)
-        self.stats = stats
-        self.pacer = Pacer(rate)
-        self.think = think
-        self.thinking = random.Random(seed)  # think times: independent seats, Poisson arrivals
-        self._received = 0
-
-    async def _on_message(self, message: m.ServerMessage) -> None:
-        self._measure(self.subprotocol, message)
-        await super()._on_message(message)
-
-    async def act(self, command: dict[str, Any], timeout: float = 30.0) -> m.Result:
-        version = self.version
-        if self.think:
-            await asyncio.sleep(self.thinking.expovariate(1.0 / self.think))
-        await self.pacer.wait()
-        if self.version != version:
-            # The command was chosen from a view that is no longer current: have the caller
-            # choose again, as after a stale result (nothing was sent).
-            self.stats.paced_stale += 1
-            return m.Result(id="paced", outcome="rejected", version=self.version,
-                            code="command/stale_version")  # fmt: skip
-        started = time.perf_counter()
-        result = await super().act(command, timeout)
-        stats = self.stats
-        stats.commands += 1
-        if result.outcome == "accepted":
-            stats.accepted += 1
-            stats.latencies.append(time.perf_counter() - started)
-        elif result.code == "command/stale_version":
-            stats.stale += 1
-        elif result.outcome == "rejected":
-            stats.rejected += 1
-        return result
-
-
-class BotSpectator(_Measured, Spectator):
-    def __init__(self, *args: Any, stats: Stats, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.stats = stats
-        self._received = 0
-
-    async def _on_message(self, message: m.ServerMessage) -> None:
-        self._measure(self.subprotocol, message)
-        await super()._on_message(message)
-
-
 @dataclass
 class TableRun:
     """One table of the run."""
@@ -202,6 +101,8 @@ class TableRun:
     commit: str = ""  # hex of the server seed commitment given at creation
     seeds: list[bytes] = field(default_factory=list)  # the client seed of each seat
     version: int = 0  # the last version the seats saw
+    acks: list[Ack] = field(default_factory=list)  # what the server acknowledged to the seats
+    lost: int = 0  # acknowledged commands missing from the transcript
     finished: bool = False
     verified: bool = False
     error: str | None = None
@@ -266,6 +167,7 @@ async def _play_table(
                         rate=options.rate,
                         think=options.think,
                         seed=_derive(options.seed, "think", i, s),
+                        seat=s,
                     )
                     seats.append(seat)
                     await seat.start()
@@ -306,6 +208,7 @@ async def _play_table(
             run.error = _describe(group)
     finally:
         sessions: list[TableSession] = [*seats, *watchers]
+        run.acks = [ack for seat in seats for ack in seat.acks]
         for session in sessions:
             stats.deliveries += session.deliveries
             stats.reconnects += session.reconnects
@@ -328,41 +231,6 @@ def _describe(error: BaseException) -> str:
 # --- transcripts --------------------------------------------------------------------------------
 
 
-async def fetch_transcript(
-    lobby: Lobby, table: str, pacer: Pacer | None = None, wait: float = NOT_FINISHED_WAIT
-) -> dict[str, Any]:
-    """A finished table's transcript; waits up to ``wait`` seconds for a just-finished table to
-    be marked over (the server does it right after the last command)."""
-    deadline = time.monotonic() + wait
-    while True:
-        if pacer is not None:
-            await pacer.wait()
-        try:
-            return await lobby.transcript(table)
-        except Refused as exc:
-            if exc.code != "table/not_finished" or time.monotonic() > deadline:
-                raise
-        await asyncio.sleep(0.1)
-
-
-def verify(transcript: dict[str, Any]) -> tuple[bool, str]:
-    """The engine replay when the server package is installed, else the protocol checks.
-    ``(ok, what)``: what was counted, or what failed."""
-    check: Callable[[dict[str, Any]], Any]
-    try:
-        from echoridge.transcript import replay
-
-        check = replay
-    except ImportError:
-        from echoridge_protocol.verify import verify_transcript
-
-        check = verify_transcript
-    report = check(transcript)
-    if report.ok:
-        return True, ", ".join(f"{v} {k}" for k, v in report.counts.items())
-    return False, f"[{report.code}] {report.problem}"
-
-
 def _check(run: TableRun, transcript: dict[str, Any]) -> str | None:
     """Why the transcript does not verify, or None."""
     ok, what = verify(transcript)
@@ -375,6 +243,9 @@ def _check(run: TableRun, transcript: dict[str, Any]) -> str | None:
     entries = transcript.get("entries")
     if not isinstance(entries, list) or len(entries) != run.version:
         return f"the transcript does not hold the {run.version} versions the seats saw"
+    run.lost = len(unacknowledged(transcript, run.acks))
+    if run.lost:
+        return f"{run.lost} acknowledged commands are not in it at their versions"
     return None
 
 
@@ -435,11 +306,14 @@ async def run_bots(
 
 
 async def run_tables(
-    options: BotOptions, played: Callable[[], Awaitable[None]] | None = None
+    options: BotOptions,
+    played: Callable[[], Awaitable[None]] | None = None,
+    stats: Stats | None = None,
 ) -> tuple[dict[str, Any], list[TableRun]]:
-    """``run_bots``, and what became of each table."""
+    """``run_bots``, and what became of each table.  ``stats`` is updated as the games go (a
+    caller may watch it)."""
     options.check()
-    stats = Stats()
+    stats = Stats() if stats is None else stats
     runs = [TableRun(i) for i in range(options.tables)]
     setup = asyncio.Semaphore(min(SETUP_AT_ONCE, options.concurrency or SETUP_AT_ONCE))
     slots = asyncio.Semaphore(options.concurrency or max(1, options.tables))
@@ -467,6 +341,9 @@ async def run_tables(
         "verified": sum(r.verified for r in runs),
         "errors": len(errors),
         "commands": stats.commands,
+        "acknowledged": sum(len(r.acks) for r in runs),
+        "lost": sum(r.lost for r in runs),
+        "retries": stats.retries,
         "accepted": stats.accepted,
         "stale": stats.stale,
         "rejected": stats.rejected,
@@ -497,7 +374,7 @@ async def run_tables(
         "think": options.think,
         "ramp": options.ramp,
         "concurrency": options.concurrency or options.tables,
-        "verify": "replay" if _has_engine() else "protocol",
+        "verify": "replay" if has_engine() else "protocol",
     }
     if options.bot == "greedy":
         report["greedy_fallbacks"] = stats.fallbacks
@@ -506,18 +383,11 @@ async def run_tables(
     return report, runs
 
 
-def _has_engine() -> bool:
-    try:
-        import echoridge.transcript  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def ok(report: dict[str, Any]) -> bool:
-    """Every table finished and verified, and nothing failed."""
+    """Every table finished and verified, nothing failed, no acknowledged command lost."""
     tables = report["tables"]
-    return bool(report["errors"] == 0 and report["finished"] == tables == report["verified"])
+    finished = report["finished"] == tables == report["verified"]
+    return bool(report["errors"] == 0 and finished and report["lost"] == 0)
 
 
 def main(options: BotOptions) -> int:
@@ -532,23 +402,3 @@ def main(options: BotOptions) -> int:
     return 0 if ok(report) else 1
 
 
-# --- echo-ridge verify URL TABLE ----------------------------------------------------------------
-
-
-async def download_transcripts(
-    url: str, tables: Sequence[str], subprotocol: str = m.SUBPROTOCOL_MSGPACK
-) -> list[dict[str, Any] | ClientError]:
-    """Each table's transcript, or the error that kept it from being downloaded."""
-    lobby = await Lobby.connect(url, subprotocol)
-    out: list[dict[str, Any] | ClientError] = []
-    pacer = Pacer(9.0)  # within a default server's rate limit
-    try:
-        for table in tables:
-            try:
-                out.append(await fetch_transcript(lobby, table, pacer, wait=0))
-            except ClientError as exc:
-                out.append(exc)
-    finally:
-        with contextlib.suppress(Exception):
-            await lobby.close()
-    return out
