@@ -47,7 +47,8 @@ class ServerProcess:
 
 
 def start_server(redis_url: str, log: Path, *extra: str) -> ServerProcess:
-    port = free_port()
+    extra_port = [extra[i + 1] for i, a in enumerate(extra[:-1]) if a == "--port"]
+    port = int(extra_port[-1]) if extra_port else free_port()  # (a given port: a restart)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("REDIS_URL", None)
     with open(log, "wb") as err:
