@@ -220,7 +220,12 @@ class TableModel(RuleBasedStateMachine):
     def resume_from_bad_coordinates(self, pick: int, epoch: int, ahead: int) -> None:
         viewer = choose(self._connectable(resumable=True), pick)
         assert viewer.mirror is not None
-        point = m.Resume(max(0, viewer.mirror.epoch + epoch), viewer.mirror.version + ahead)
+        # (ahead of the table, or of another epoch: a version the table is at or has passed,
+        # of the right epoch, is a claim the server may take at its word)
+        table = self.run(self.store.head(self.table)).version
+        point = m.Resume(viewer.mirror.epoch + epoch, table + ahead)
+        if epoch != 0:
+            point = m.Resume(max(0, viewer.mirror.epoch + epoch), viewer.mirror.version)
         welcome = self.run(self._connect(viewer, point))
         assert not welcome.resumed and welcome.view is not None
 
