@@ -6,7 +6,8 @@ command decided here is appended in one round trip and applied at once; the foll
 the same entry is then skipped.  After each new version the runner projects one view per distinct
 viewer (each seat, the spectators), diffs it against that viewer's previous view, encodes the
 delta once per subprotocol and hands the same frame to every connection of that viewer: fan-out
-never awaits a connection (a ``Sink`` only queues).
+never awaits a connection (a ``Sink`` only queues).  That side is viewers.py; the moves the
+server makes itself (its bots, decision timeouts) are servermoves.py.
 """
 
 from __future__ import annotations
@@ -15,21 +16,10 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
-from echoridge.rules import (
-    SPECTATOR,
-    RuleViolation,
-    Seat,
-    State,
-    Status,
-    ViewCache,
-    decide,
-    evolve,
-    view,
-)
+from echoridge.rules import RuleViolation, State, Status, ViewCache, decide, evolve
 from echoridge.rules.commands import ApplyDefault, Command, StartGame
 from echoridge.rules.events import Event
 from echoridge.rules.rng import Rng
@@ -46,37 +36,20 @@ from echoridge.store import (
     genesis,
 )
 from echoridge.tables.errors import TableError
+from echoridge.tables.servermoves import ServerMoves
+from echoridge.tables.viewers import (
+    HISTORY,
+    SPECTATORS,
+    Group,
+    MakeWelcome,
+    Sink,
+    Viewers,
+    viewer_view,
+)
 from echoridge.tasks import cancel_and_wait
-from echoridge_protocol import codec, diff
-from echoridge_protocol import messages as m
 from echoridge_protocol.fairness import game_seed
 
-HISTORY = 160  # states kept for resuming sessions (≥ the largest spectator delay + margin)
-SEAT_CHECK_SECONDS = 2.0  # before the start: how often seat sessions' tokens are checked
-SPECTATORS = -1  # the viewer key of the spectators (seats are 0..3)
-
-Frame = bytes | str
-MakeWelcome = Callable[[int, int, dict[str, Any] | None, bool], m.Welcome]
-
-
-class Sink(Protocol):
-    """A connection as the runner sees it: it only ever queues, never blocks."""
-
-    subprotocol: str
-
-    def deliver(self, frame: Frame) -> None: ...
-
-    def close(self, code: int, reason: str, *, drop: bool = False) -> None: ...
-
-
-@dataclass
-class Group:
-    """Every connection of one viewer (one seat, or the spectators), at one version."""
-
-    version: int
-    view: dict[str, Any]
-    sinks: set[Sink] = field(default_factory=set)
-
+__all__ = ["SPECTATORS", "MakeWelcome", "Outcome", "Sink", "TableRunner", "viewer_view"]
 
 @dataclass(frozen=True)
 class Outcome:
@@ -88,13 +61,9 @@ class Outcome:
     message: str | None = None
 
 
-def viewer_view(state: State, key: int, cache: ViewCache | None = None) -> dict[str, Any]:
-    if state.status is Status.NEW or key == SPECTATORS:
-        return view(state, SPECTATOR, cache)
-    return view(state, Seat(key), cache)
 
 
-class TableRunner:
+class TableRunner(Viewers, ServerMoves):
     def __init__(self, node: Any, table: str) -> None:
         self.node = node
         self.table = table
@@ -159,13 +128,6 @@ class TableRunner:
             self.history.append((head.version, state))
         self.state, self.head = state, head
 
-    def _bots(self) -> dict[int, str]:
-        """The seats the server plays itself (metadata ``bot:N`` = kind)."""
-        return {
-            int(key[len("bot:") :]): kind
-            for key, kind in self.meta.items()
-            if key.startswith("bot:") and kind in ("random", "greedy")
-        }
 
     async def ensure_started(self) -> None:
         """Status playing: make sure the start is in the log (a node may have died between
@@ -235,96 +197,6 @@ class TableRunner:
             self.meta["status"] = "over"
             asyncio.get_running_loop().create_task(self._mark_over())
 
-    # --- server-side bots -----------------------------------------------------------------------
-
-    def _wake_bots(self) -> None:
-        """Let the bots the game waits on move.  Each move is decided from the state with a seed
-        of (table, seat, version), so every node that runs this table decides the same command,
-        and its command id makes a second append a duplicate."""
-        bots = self.bots
-        if not bots or self.closed or self.state.status not in (Status.PLAYING, Status.ACCUSING):
-            return
-        waiting = self._waiting_on() or ([self.state.turn.seat] if self.state.turn else [])
-        for seat in waiting:
-            if seat in bots:
-                self._schedule_bot(seat, self.version)
-
-    def _schedule_bot(self, seat: int, version: int, attempt: int = 0) -> None:
-        loop = asyncio.get_running_loop()
-        delay = self.node.bot_delay if attempt == 0 else retry_delay(attempt)
-        loop.call_later(delay, lambda: loop.create_task(self._bot_move(seat, version, attempt)))
-
-    async def _bot_move(self, seat: int, version: int, attempt: int) -> None:
-        try:
-            async with self.lock:
-                if self.closed or self.version != version:
-                    return
-                rng = await self._rng()
-                if rng is None:
-                    return
-                seen = viewer_view(self.state, seat, self.views)
-                legal = seen.get("you", {}).get("legal") or []
-                if not legal:
-                    return
-                policy = bot_policy(self.bots[seat], f"{self.table}/{seat}/{version}")
-                choice = policy.choose(seen, legal)
-                try:
-                    command = load(choice)
-                    events = decide(self.state, command, rng)
-                except RuleViolation:
-                    return
-                await self._append(seat, f"bot:{version}:{seat}", command, events)
-        except StoreError:  # Redis is away: the bot tries again (the same command id)
-            if not self.closed and self.version == version:
-                self._schedule_bot(seat, version, attempt + 1)
-
-    # --- decision timeouts ------------------------------------------------------------------------
-
-    def _waiting_on(self) -> list[int]:
-        """The seats the game waits on for a decision (or an open W3/W4 window)."""
-        state = self.state
-        if state.pending:
-            if state.status is Status.ACCUSING:
-                return [d.seat for d in state.pending]
-            return [state.pending[0].seat]
-        turn = state.turn
-        if turn is not None and turn.phase.value in ("w3", "w4"):
-            return [turn.seat]
-        return []
-
-    def _arm_timer(self) -> None:
-        """(Re)start the decision clock: when it runs out with no progress, the owed decisions
-        get their default answers (rules.md §4.5.6).  Every node may fire it: the command id
-        makes the second answer a duplicate."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        seconds = getattr(self.node, "decision_seconds", 0)
-        if self.closed or not seconds or not self._waiting_on():
-            return
-        loop = asyncio.get_running_loop()
-        version = self.version
-        self._timer = loop.call_later(seconds, lambda: loop.create_task(self._time_out(version)))
-
-    async def _time_out(self, version: int, attempt: int = 0) -> None:
-        for seat in self._waiting_on():
-            if self.closed or self.version != version:
-                return
-            try:
-                outcome = await self.default(seat)
-            except StoreError:  # Redis is away: try again soon
-                self._retry_time_out(version, attempt + 1)
-                return
-            except TableError:
-                return
-            self.node.log_timeout(self.table, seat, outcome)
-            version = self.version
-
-    def _retry_time_out(self, version: int, attempt: int) -> None:
-        loop = asyncio.get_running_loop()
-        self._timer = loop.call_later(
-            retry_delay(attempt), lambda: loop.create_task(self._time_out(version, attempt))
-        )
 
     async def _mark_over(self) -> None:
         with contextlib.suppress(StoreError):
@@ -346,162 +218,6 @@ class TableRunner:
             self.epoch = await self.node.storage.directory.bump_epoch(self.table)
             self._close_all(4011, "resync: the table's history changed")
 
-    def _close_all(self, code: int, reason: str) -> None:
-        for group in self.groups.values():
-            for sink in group.sinks:
-                sink.close(code, reason, drop=True)
-        self.groups.clear()
-
-    # --- viewers ------------------------------------------------------------------------------
-
-    def _state_at(self, version: int) -> State | None:
-        for v, state in reversed(self.history):
-            if v == version:
-                return state
-        return None
-
-    def _spectator_version(self) -> int:
-        if self.state.status is Status.OVER:
-            return self.version
-        return max(0, self.version - int(self.meta.get("spectator_delay", "0")))
-
-    def _target(self, key: int) -> int:
-        return self._spectator_version() if key == SPECTATORS else self.version
-
-    def _views(self, key: int) -> ViewCache:
-        delayed = key == SPECTATORS and self._spectator_version() != self.version
-        return self.delayed_views if delayed else self.views
-
-    def _fan_out(self) -> None:
-        for key, group in self.groups.items():
-            target = self._target(key)
-            while group.version < target:
-                state = self._state_at(group.version + 1)
-                if state is None:  # fell out of the history: let the sessions resync
-                    for sink in group.sinks:
-                        sink.close(4011, "resync", drop=True)
-                    group.sinks.clear()
-                    break
-                self._step(key, group, group.version + 1, state)
-
-    def _step(self, key: int, group: Group, version: int, state: State) -> None:
-        new = viewer_view(state, key, self._views(key))
-        delta = m.Delta(
-            table=self.table, epoch=self.epoch, version=version, ops=diff(group.view, new)
-        )
-        frames: dict[str, Frame] = {}
-        for sink in list(group.sinks):
-            frame = frames.get(sink.subprotocol)
-            if frame is None:
-                frame = frames[sink.subprotocol] = codec.encode(delta, sink.subprotocol)
-            sink.deliver(frame)
-        group.view, group.version = new, version
-
-    async def attach(
-        self,
-        sink: Sink,
-        key: int,
-        resume: m.Resume | None,
-        welcome: MakeWelcome,
-        credential: str | None = None,
-    ) -> None:
-        """Add a session: queue its welcome and, when resuming, exactly the missing deltas.
-        A seat session gives the hash of the token it presented (``credential``): once the
-        game has started it must be the seat's token (it was checked before the runner was
-        reached, but the seat may have been given up and taken again since)."""
-        async with self.lock:
-            if self.closed:
-                raise TableError("table/damaged")
-            if key != SPECTATORS:
-                if self.tokens is not None and self.tokens.get(key) != credential:
-                    raise TableError("auth/bad_token")
-                if credential is not None:
-                    self.credentials[sink] = credential
-                if self.tokens is None:
-                    self._arm_seat_check()
-            group = self.groups.get(key)
-            if group is None:
-                target = self._target(key)
-                state = self._state_at(target)
-                assert state is not None
-                group = self.groups[key] = Group(target, viewer_view(state, key, self._views(key)))
-            backlog: list[m.Delta] = []
-            resumed = (
-                resume is not None
-                and resume.epoch == self.epoch
-                and resume.version <= group.version
-                and self._state_at(resume.version) is not None
-            )
-            if resume is not None and resumed:
-                before = viewer_view(self._state_at(resume.version), key)  # type: ignore[arg-type]
-                for v in range(resume.version + 1, group.version + 1):
-                    after = viewer_view(self._state_at(v), key)  # type: ignore[arg-type]
-                    backlog.append(m.Delta(self.table, self.epoch, v, diff(before, after)))
-                    before = after
-                sink.deliver(
-                    codec.encode(welcome(self.epoch, resume.version, None, True), sink.subprotocol)
-                )
-            else:
-                sink.deliver(
-                    codec.encode(
-                        welcome(self.epoch, group.version, group.view, False), sink.subprotocol
-                    )
-                )
-            for delta in backlog:
-                sink.deliver(codec.encode(delta, sink.subprotocol))
-            group.sinks.add(sink)
-
-    def detach(self, sink: Sink) -> None:
-        for group in self.groups.values():
-            group.sinks.discard(sink)
-        self.credentials.pop(sink, None)
-
-    # --- seats given up ---------------------------------------------------------------------------
-
-    def seat_left(self, seat: int, credential: str, spare: Sink | None = None) -> None:
-        """This node handled a ``leave``: close the seat's sessions that presented that token
-        (but ``spare``, the session that asked: it answers first, then closes itself)."""
-        self._close_seats(lambda key, held: key == seat and held == credential, spare)
-
-    def _close_stale_seats(self) -> None:
-        tokens = self.tokens or {}
-        self._close_seats(lambda key, held: tokens.get(key) != held)
-
-    def _close_seats(self, stale: Callable[[int, str], bool], spare: Sink | None = None) -> None:
-        for key, group in self.groups.items():
-            if key == SPECTATORS:
-                continue
-            for sink in list(group.sinks):
-                held = self.credentials.get(sink)
-                if held is not None and sink is not spare and stale(key, held):
-                    group.sinks.discard(sink)
-                    del self.credentials[sink]
-                    sink.close(4001, "auth/bad_token: the seat was given up")
-
-    def _arm_seat_check(self) -> None:
-        """Before the start, a seat given up on another node is noticed here within
-        ``SEAT_CHECK_SECONDS`` (after the start, tokens never change: see ``_load_game``)."""
-        if self._seat_check is not None or self.closed:
-            return
-        loop = asyncio.get_running_loop()
-        self._seat_check = loop.call_later(
-            SEAT_CHECK_SECONDS, lambda: loop.create_task(self._check_seats())
-        )
-
-    async def _check_seats(self) -> None:
-        self._seat_check = None
-        if self.closed or self.tokens is not None or not self.credentials:
-            return
-        with contextlib.suppress(StoreError, TableError):
-            tokens = await self.lobby.token_hashes(self.table)
-            if self.tokens is None:  # (the game may have been loaded meanwhile)
-                self._close_seats(lambda key, held: tokens.get(key) != held)
-        if self.tokens is None and self.credentials:
-            self._arm_seat_check()
-
-    @property
-    def sessions(self) -> int:
-        return sum(len(g.sinks) for g in self.groups.values())
 
     # --- commands -------------------------------------------------------------------------------
 
@@ -582,15 +298,6 @@ class TableRunner:
         return Outcome("stale", self.version, "command/stale_version")
 
 
-def retry_delay(attempt: int) -> float:
-    """Seconds before attempt ``attempt`` (1, 2, ...) of a server move that failed on Redis."""
-    return float(min(5.0, 0.1 * 2**attempt))
-
-
-def bot_policy(kind: str, seed: str) -> Any:
-    from echoridge_client.policies import GreedyPolicy, RandomPolicy
-
-    return GreedyPolicy(seed.encode()) if kind == "greedy" else RandomPolicy(seed.encode())
 
 
 def command_name(plain: dict[str, Any]) -> str:

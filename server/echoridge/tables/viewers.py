@@ -1,0 +1,240 @@
+"""A table runner's viewers: the sessions of each seat and of the spectators, the views they
+were last sent, the deltas that bring them up to date (fan-out), and the seat sessions whose
+token was given up.
+
+Fan-out never awaits a connection: a ``Sink`` only queues.  Each distinct viewer (a seat, or
+the spectators, who trail by the table's spectator delay) is a ``Group``: one view, one diff
+and one encode per subprotocol per version, the same frame to every session of the group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from echoridge.rules import SPECTATOR, Seat, State, Status, ViewCache, view
+from echoridge.store import StoreError
+from echoridge.tables.errors import TableError
+from echoridge_protocol import codec, diff
+from echoridge_protocol import messages as m
+
+if TYPE_CHECKING:
+    from collections import deque
+
+    from echoridge.tables.lobby import Lobby
+
+HISTORY = 160  # states kept for resuming sessions (≥ the largest spectator delay + margin)
+SEAT_CHECK_SECONDS = 2.0  # before the start: how often seat sessions' tokens are checked
+SPECTATORS = -1  # the viewer key of the spectators (seats are 0..3)
+
+Frame = bytes | str
+MakeWelcome = Callable[[int, int, dict[str, Any] | None, bool], m.Welcome]
+
+
+class Sink(Protocol):
+    """A connection as the runner sees it: it only ever queues, never blocks."""
+
+    subprotocol: str
+
+    def deliver(self, frame: Frame) -> None: ...
+
+    def close(self, code: int, reason: str, *, drop: bool = False) -> None: ...
+
+
+@dataclass
+class Group:
+    """Every connection of one viewer (one seat, or the spectators), at one version."""
+
+    version: int
+    view: dict[str, Any]
+    sinks: set[Sink] = field(default_factory=set)
+
+
+def viewer_view(state: State, key: int, cache: ViewCache | None = None) -> dict[str, Any]:
+    if state.status is Status.NEW or key == SPECTATORS:
+        return view(state, SPECTATOR, cache)
+    return view(state, Seat(key), cache)
+
+
+class Viewers:
+    """The viewer side of ``TableRunner`` (runner.py), which holds the state it reads."""
+
+    table: str
+    lobby: Lobby
+    lock: asyncio.Lock
+    closed: bool
+    epoch: int
+    state: State
+    meta: dict[str, str]
+    history: deque[tuple[int, State]]
+    groups: dict[int, Group]
+    views: ViewCache
+    delayed_views: ViewCache
+    tokens: dict[int, str] | None
+    credentials: dict[Sink, str]
+    _seat_check: asyncio.TimerHandle | None
+
+    if TYPE_CHECKING:
+
+        @property
+        def version(self) -> int: ...
+
+    def _close_all(self, code: int, reason: str) -> None:
+        for group in self.groups.values():
+            for sink in group.sinks:
+                sink.close(code, reason, drop=True)
+        self.groups.clear()
+
+    # --- viewers ------------------------------------------------------------------------------
+
+    def _state_at(self, version: int) -> State | None:
+        for v, state in reversed(self.history):
+            if v == version:
+                return state
+        return None
+
+    def _spectator_version(self) -> int:
+        if self.state.status is Status.OVER:
+            return self.version
+        return max(0, self.version - int(self.meta.get("spectator_delay", "0")))
+
+    def _target(self, key: int) -> int:
+        return self._spectator_version() if key == SPECTATORS else self.version
+
+    def _views(self, key: int) -> ViewCache:
+        delayed = key == SPECTATORS and self._spectator_version() != self.version
+        return self.delayed_views if delayed else self.views
+
+    def _fan_out(self) -> None:
+        for key, group in self.groups.items():
+            target = self._target(key)
+            while group.version < target:
+                state = self._state_at(group.version + 1)
+                if state is None:  # fell out of the history: let the sessions resync
+                    for sink in group.sinks:
+                        sink.close(4011, "resync", drop=True)
+                    group.sinks.clear()
+                    break
+                self._step(key, group, group.version + 1, state)
+
+    def _step(self, key: int, group: Group, version: int, state: State) -> None:
+        new = viewer_view(state, key, self._views(key))
+        delta = m.Delta(
+            table=self.table, epoch=self.epoch, version=version, ops=diff(group.view, new)
+        )
+        frames: dict[str, Frame] = {}
+        for sink in list(group.sinks):
+            frame = frames.get(sink.subprotocol)
+            if frame is None:
+                frame = frames[sink.subprotocol] = codec.encode(delta, sink.subprotocol)
+            sink.deliver(frame)
+        group.view, group.version = new, version
+
+    async def attach(
+        self,
+        sink: Sink,
+        key: int,
+        resume: m.Resume | None,
+        welcome: MakeWelcome,
+        credential: str | None = None,
+    ) -> None:
+        """Add a session: queue its welcome and, when resuming, exactly the missing deltas.
+        A seat session gives the hash of the token it presented (``credential``): once the
+        game has started it must be the seat's token (it was checked before the runner was
+        reached, but the seat may have been given up and taken again since)."""
+        async with self.lock:
+            if self.closed:
+                raise TableError("table/damaged")
+            if key != SPECTATORS:
+                if self.tokens is not None and self.tokens.get(key) != credential:
+                    raise TableError("auth/bad_token")
+                if credential is not None:
+                    self.credentials[sink] = credential
+                if self.tokens is None:
+                    self._arm_seat_check()
+            group = self.groups.get(key)
+            if group is None:
+                target = self._target(key)
+                state = self._state_at(target)
+                assert state is not None
+                group = self.groups[key] = Group(target, viewer_view(state, key, self._views(key)))
+            backlog: list[m.Delta] = []
+            resumed = (
+                resume is not None
+                and resume.epoch == self.epoch
+                and resume.version <= group.version
+                and self._state_at(resume.version) is not None
+            )
+            if resume is not None and resumed:
+                before = viewer_view(self._state_at(resume.version), key)  # type: ignore[arg-type]
+                for v in range(resume.version + 1, group.version + 1):
+                    after = viewer_view(self._state_at(v), key)  # type: ignore[arg-type]
+                    backlog.append(m.Delta(self.table, self.epoch, v, diff(before, after)))
+                    before = after
+                sink.deliver(
+                    codec.encode(welcome(self.epoch, resume.version, None, True), sink.subprotocol)
+                )
+            else:
+                sink.deliver(
+                    codec.encode(
+                        welcome(self.epoch, group.version, group.view, False), sink.subprotocol
+                    )
+                )
+            for delta in backlog:
+                sink.deliver(codec.encode(delta, sink.subprotocol))
+            group.sinks.add(sink)
+
+    def detach(self, sink: Sink) -> None:
+        for group in self.groups.values():
+            group.sinks.discard(sink)
+        self.credentials.pop(sink, None)
+
+    # --- seats given up ---------------------------------------------------------------------------
+
+    def seat_left(self, seat: int, credential: str, spare: Sink | None = None) -> None:
+        """This node handled a ``leave``: close the seat's sessions that presented that token
+        (but ``spare``, the session that asked: it answers first, then closes itself)."""
+        self._close_seats(lambda key, held: key == seat and held == credential, spare)
+
+    def _close_stale_seats(self) -> None:
+        tokens = self.tokens or {}
+        self._close_seats(lambda key, held: tokens.get(key) != held)
+
+    def _close_seats(self, stale: Callable[[int, str], bool], spare: Sink | None = None) -> None:
+        for key, group in self.groups.items():
+            if key == SPECTATORS:
+                continue
+            for sink in list(group.sinks):
+                held = self.credentials.get(sink)
+                if held is not None and sink is not spare and stale(key, held):
+                    group.sinks.discard(sink)
+                    del self.credentials[sink]
+                    sink.close(4001, "auth/bad_token: the seat was given up")
+
+    def _arm_seat_check(self) -> None:
+        """Before the start, a seat given up on another node is noticed here within
+        ``SEAT_CHECK_SECONDS`` (after the start, tokens never change: see ``_load_game``)."""
+        if self._seat_check is not None or self.closed:
+            return
+        loop = asyncio.get_running_loop()
+        self._seat_check = loop.call_later(
+            SEAT_CHECK_SECONDS, lambda: loop.create_task(self._check_seats())
+        )
+
+    async def _check_seats(self) -> None:
+        self._seat_check = None
+        if self.closed or self.tokens is not None or not self.credentials:
+            return
+        with contextlib.suppress(StoreError, TableError):
+            tokens = await self.lobby.token_hashes(self.table)
+            if self.tokens is None:  # (the game may have been loaded meanwhile)
+                self._close_seats(lambda key, held: tokens.get(key) != held)
+        if self.tokens is None and self.credentials:
+            self._arm_seat_check()
+
+    @property
+    def sessions(self) -> int:
+        return sum(len(g.sinks) for g in self.groups.values())
