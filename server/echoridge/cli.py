@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from echoridge.net.gate import Admission
-from echoridge.net.session import Limits
+from echoridge.net.limits import Limits
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"  # play: the server of `make run`
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from echoridge.logs import configure_logging, get_logger
 from echoridge.net.gate import Admission
+from echoridge.net.limits import Limits
 from echoridge.net.metrics import LoopLag, loop_lag_metrics, server_metrics, watch_gc
 from echoridge.net.server import GameServer
-from echoridge.net.session import Limits
 from echoridge.store import Storage, StoreError
 from echoridge.store.connection import POOL_CONNECTIONS
 from echoridge.store.embedded import EmbeddedRedis

@@ -24,8 +24,9 @@ from websockets.typing import Subprotocol
 
 from echoridge.logs import get_logger
 from echoridge.net.gate import Admission, Gate
+from echoridge.net.limits import Limits
 from echoridge.net.metrics import ServerMetrics
-from echoridge.net.session import Limits, Session, peer_of
+from echoridge.net.session import Session, peer_of
 from echoridge.tables import Node
 from echoridge_protocol import messages as m
 

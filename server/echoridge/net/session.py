@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 from typing import Any, cast
@@ -22,6 +21,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from echoridge.logs import get_logger
+from echoridge.net.limits import REFUSALS_ALLOWED, Bucket, Limits
 from echoridge.net.outbox import Outbox
 from echoridge.store import StoreError
 from echoridge.tables import SPECTATORS, Node, Outcome, Settings, TableError
@@ -42,45 +42,6 @@ def package_version() -> str:
 
 SERVER_NAME = f"echo-ridge/{package_version()}"  # welcome.server, as in SPEC.md §3.2
 FEATURES = ("lobby", "resume", "spectate", "bots", "transcripts")
-REFUSALS_ALLOWED = 20  # refused frames per minute before the connection is closed
-
-
-@dataclass(frozen=True)
-class Limits:
-    max_frame_bytes: int = 65_536
-    commands_per_second: int = 10
-    handshake_seconds: int = 10
-    idle_seconds: int = 60
-    ping_seconds: float = 20.0
-    outbox: int = 512  # frames queued for one connection before it must resync
-    close_seconds: float = 5.0  # a close not done this long after it began: abort the socket
-
-    def wire(self) -> m.Limits:
-        return m.Limits(
-            self.max_frame_bytes,
-            self.commands_per_second,
-            self.handshake_seconds,
-            self.idle_seconds,
-        )
-
-
-class Bucket:
-    """The token bucket of SPEC.md §2.3."""
-
-    def __init__(self, rate: float) -> None:
-        self.rate = rate
-        self.capacity = 2 * rate
-        self.tokens = self.capacity
-        self.last = time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.capacity, self.tokens + (now - self.last) * self.rate)
-        self.last = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
 
 
 class Session:
