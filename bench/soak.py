@@ -272,6 +272,8 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             await asyncio.sleep(SAMPLE_SECONDS)
 
     async def outages() -> None:
+        if args.no_kills:
+            return
         await asyncio.sleep(seconds / 3)
         servers[1].kill()
         events.append(f"{time.monotonic() - began:.0f}s: kill -9 server-b")
@@ -333,6 +335,7 @@ def _flatness(process: Process, warmup: float) -> list[dict[str, Any]]:
             "rss_kib_after_warmup": warm[1], "rss_kib_end": samples[-1][1],
             "rss_kib_max": max(s[1] for s in samples),
             "fds_after_warmup": warm[2], "fds_end": samples[-1][2],
+            "rss_kib_by_minute": [s[1] for s in samples[:: max(1, int(60 / SAMPLE_SECONDS))]],
         })  # fmt: skip
     return out
 
@@ -342,6 +345,7 @@ def main() -> int:
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--warmup", type=float, default=2.0, help="minutes")
+    parser.add_argument("--no-kills", action="store_true", help="no server or Redis kill")
     args = parser.parse_args()
     report = asyncio.run(soak(args))
     print(json.dumps(report, sort_keys=True))
