@@ -14,6 +14,7 @@ RULE_CODES: Final[dict[str, str]] = {
     "rules/game_already_started": "The game has already started.",
     "rules/game_over": "The game is over.",
     "rules/bad_player_count": "A game has 1 to 4 players.",
+    "rules/bad_names": "One display name and one bot kind per seat.",
     "rules/unknown_seat": "There is no such seat at this table.",
     "rules/not_your_turn": "It is another player's turn.",
     "rules/decision_owed": "A decision is owed before the game can go on.",

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from echoridge.rules import RuleViolation, State, Status
+from echoridge.rules import RuleViolation, State, Status, evolve
 from echoridge.rules import commands as c
 from echoridge.rules.board import index
 from echoridge.rules.data import Color, Evidence
@@ -1057,19 +1057,29 @@ def test_e13_revealed_makes_players_discard_down_in_time_track_order() -> None:
     assert [len(p.force) for p in state.players] == [1, 1, 2]
 
 
-def test_an_ended_players_force_gain_goes_straight_to_the_discard_pile() -> None:
-    state = scene(spaces={0: 10, 1: 45}, cars={0: (2, 2)}, force={1: ["tip_line"]})
+def test_an_ended_player_keeps_a_force_card_they_gain_over_the_hand_limit() -> None:
+    """§5.10 (rules v2): an ended player's Force gain goes to their hand, with no hand limit."""
+    state = scene(spaces={0: 10, 1: 45}, cars={0: (2, 2)}, force={1: ["tip_line", "radio_car"]})
     state = player(state, 1, ended=True)
     state = with_event(state, 1, "E9", tokens=[(2, 2)], removed_by=[1])  # B / contributors F
     state = turn_of(force_deck(state, ["checkpoint", "telephoto"]), 0)
     state, events = step(state, c.ResolveEvent(0, 1), REPRIEVE)
-    assert of_type(events, ForceGained) == [ForceGained(1, "checkpoint", False)]
-    assert state.players[1].force == ("tip_line",)
-    assert state.force_discard[-1] == "checkpoint"
+    assert of_type(events, ForceGained) == [ForceGained(1, "checkpoint", True)]
+    assert state.players[1].force == ("tip_line", "radio_car", "checkpoint")  # 3 > limit 2
+    assert "checkpoint" not in state.force_discard
+    assert state.pending == ()  # no hand-limit discard is owed
     assert state.players[0].badge == 1
 
 
-def test_an_ended_player_still_takes_a_place_in_a_pool_and_discards_it() -> None:
+def test_an_ended_players_force_gain_of_a_recorded_v1_game_still_replays() -> None:
+    """Games recorded under rules v1 hold ``kept=False`` gains: the card went to the discard."""
+    state = player(scene(spaces={0: 10, 1: 45}), 1, ended=True)
+    state = force_deck(state, ["checkpoint", "telephoto"])
+    state = evolve(state, ForceGained(1, "checkpoint", False))
+    assert state.players[1].force == () and state.force_discard[-1] == "checkpoint"
+
+
+def test_an_ended_player_still_takes_a_place_in_a_pool_and_keeps_it() -> None:
     state = scene(spaces={0: 14, 1: 45}, cars={0: (2, 2)})
     state = player(state, 1, ended=True)
     state = with_event(
@@ -1081,11 +1091,11 @@ def test_an_ended_player_still_takes_a_place_in_a_pool_and_discards_it() -> None
     state, events = step(state, c.TakeFromPool(0, "telephoto"))
     assert of_type(events, PoolCardTaken) == [
         PoolCardTaken(0, "telephoto", True),
-        PoolCardTaken(1, "checkpoint", False),
+        PoolCardTaken(1, "checkpoint", True),
     ]
     assert state.players[0].force == ("telephoto",)
-    assert state.players[1].force == ()
-    assert "checkpoint" in state.force_discard and state.pool == ()
+    assert state.players[1].force == ("checkpoint",)
+    assert "checkpoint" not in state.force_discard and state.pool == ()
 
 
 def test_a_pool_that_runs_out_of_deck_reshuffles_and_keeps_the_cards_revealed() -> None:

@@ -1115,8 +1115,8 @@ def test_ended_earlier_remover_still_gets_the_reward_but_an_ended_car_counts_for
     card = s.force_deck[0]
     out = act(s, c.ResolveEvent(0, 1), REPRIEVE)
     assert out.of(EventResolved) == [EventResolved(1, 0, (1,))]
-    assert out.of(ForceGained) == [ForceGained(1, card, False)]  # straight to the discard pile
-    assert out.state.force_discard[-1] == card
+    assert out.of(ForceGained) == [ForceGained(1, card, True)]  # §5.10: kept in hand
+    assert out.state.players[1].force[-1] == card
 
 
 # rules.md §11.5: resolver reward, contributor reward, resolve hours
@@ -1422,6 +1422,27 @@ def test_worked_example_16_e9_expires_and_everyone_discards_a_force_card() -> No
     assert not out.of(EventResolved) and not out.of(BadgeRaised)
 
 
+def test_an_ended_player_does_not_discard_on_an_expiry() -> None:
+    """Ruling 27: an ended player's Force cards stay out of play until the game ends (§5.10),
+    so an expiry's DISCARD_F skips them."""
+    s = given(
+        players=3,
+        spaces={0: 31, 1: 45, 2: 33},
+        cars={0: (2, 2)},
+        force={1: ["tip_line", "checkpoint"], 2: ["telephoto"]},
+    )
+    s = player(s, 1, ended=True)
+    s = with_event(s, 1, "E9", [(1, 1), (5, 1), (5, 5)], deadline=32)
+    s = replace(turn_of(s, 0), lines=frozenset({8, 16, 24, 32}))
+    s = act(s, c.Drive(0, ((2, 3),))).state
+    out = act(s, c.CoffeeBreak(0), REPRIEVE)  # 31 -> 33
+    assert out.of(EventExpired) == [EventExpired(1)]
+    assert out.state.pending == (ChooseDiscard(2, "expiry"),)
+    out = act(out.state, c.DiscardForce(2, "telephoto"))
+    assert out.state.pending == ()
+    assert out.state.players[1].force == ("tip_line", "checkpoint")
+
+
 def test_no_expiry_while_the_lowest_tracker_is_before_the_deadline() -> None:
     s = given(players=2, spaces={0: 30, 1: 31})
     s = with_event(s, 1, "E9", [(1, 1), (5, 1), (5, 5)], deadline=32)
@@ -1625,17 +1646,17 @@ def test_visit_counts_an_officer_on_the_resolved_block_as_a_contributor() -> Non
     assert [e.seat for e in out.of(SuspectDrawn)] == [1]
 
 
-def test_ended_contributor_takes_its_place_in_the_pool_and_discards_the_card() -> None:
+def test_ended_contributor_takes_its_place_in_the_pool_and_keeps_the_card() -> None:
     s = pool_scene({0: 44, 1: 43}, {0: (2, 2), 1: (5, 5)}, [1], 0, ended=[1])
     s = force_on_top(s, "telephoto", "checkpoint")
     out = act(s, c.ResolveEvent(0, 1))
-    # Ben (43) is first in Time Track order: he picks, and the card goes to the discard pile
+    # Ben (43) is first in Time Track order: he picks, and keeps the card (§5.10, rules v2)
     assert out.state.pending == (ChoosePoolCard(1),)
     out = act(out.state, c.TakeFromPool(1, "telephoto"))
-    assert out.of(PoolCardTaken) == [PoolCardTaken(1, "telephoto", False),
+    assert out.of(PoolCardTaken) == [PoolCardTaken(1, "telephoto", True),
                                      PoolCardTaken(0, "checkpoint", True)]
-    assert "telephoto" in out.state.force_discard
-    assert out.state.players[1].force == ()
+    assert "telephoto" not in out.state.force_discard
+    assert out.state.players[1].force == ("telephoto",)
 
 
 def test_a_drive_with_surcharges_must_leave_one_hour() -> None:

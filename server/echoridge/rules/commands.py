@@ -18,7 +18,13 @@ from echoridge.rules.serial import tagged
 @tagged("start_game")
 @dataclass(frozen=True, slots=True)
 class StartGame:
+    """Sent by the server at the start.  ``names``: each seat's display name as given at join;
+    ``bots``: for each seat the kind of bot the server plays it with, ``""`` for a person (both
+    empty in games recorded before names existed)."""
+
     players: int
+    names: tuple[str, ...] = ()
+    bots: tuple[str, ...] = ()
 
 
 @tagged("apply_default")

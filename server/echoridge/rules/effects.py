@@ -162,19 +162,23 @@ def force_gain(ctx: Ctx, seat: int) -> None:
     if not refill_force_deck(ctx):
         ctx.emit(ForceGainLost(seat))
         return
-    kept = not ctx.state.players[seat].ended
-    ctx.emit(ForceGained(seat, ctx.state.force_deck[0], kept))
-    if kept:
-        ctx.push(t.DiscardDown(seat))
+    # §5.10: an ended player keeps the card too (``kept`` False only in games recorded
+    # under rules v1, when it went to the discard pile).
+    ctx.emit(ForceGained(seat, ctx.state.force_deck[0], True))
+    ctx.push(t.DiscardDown(seat))
 
 
 def discard_down(ctx: Ctx, seat: int) -> None:
-    if len(ctx.state.players[seat].force) > hand_limit(ctx.state, seat):
+    """The hand limit, which does not apply to an ended player (§5.10)."""
+    p = ctx.state.players[seat]
+    if not p.ended and len(p.force) > hand_limit(ctx.state, seat):
         ctx.ask(ChooseDiscard(seat, "hand_limit"))
 
 
 def discard_one(ctx: Ctx, seat: int) -> None:
-    if ctx.state.players[seat].force:
+    """An expiry's DISCARD_F; an ended player's cards stay out of play (ruling 27)."""
+    p = ctx.state.players[seat]
+    if p.force and not p.ended:
         ctx.ask(ChooseDiscard(seat, "expiry"))
 
 
@@ -189,10 +193,8 @@ def pool_pick(ctx: Ctx, seat: int) -> None:
 
 
 def take_from_pool(ctx: Ctx, seat: int, card: str) -> None:
-    kept = not ctx.state.players[seat].ended
-    ctx.emit(PoolCardTaken(seat, card, kept))
-    if kept:
-        ctx.push(t.DiscardDown(seat))
+    ctx.emit(PoolCardTaken(seat, card, True))  # kept, also by an ended player (§5.10)
+    ctx.push(t.DiscardDown(seat))
 
 
 def reveal_pool(ctx: Ctx, k: int) -> None:

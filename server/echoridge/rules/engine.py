@@ -34,9 +34,9 @@ Execute = Callable[[Ctx], None]
 def check(state: State, command: c.Command) -> Execute:
     """Raise RuleViolation unless the command is legal now; return how to carry it out."""
     match command:
-        case c.StartGame(players=players):
-            check_start(state, players)
-            return partial(exec_start, players=players)
+        case c.StartGame(players=players, names=names, bots=bots):
+            check_start(state, players, names, bots)
+            return partial(exec_start, players=players, names=names, bots=bots)
         case c.ApplyDefault(seat=seat):
             return _check_default(state, seat)
         case c.Drive():

@@ -38,6 +38,8 @@ class GameStarted:
     order: tuple[int, ...]
     commitments: tuple[tuple[str, bytes], ...] = ()
     salts: tuple[tuple[str, bytes], ...] = ()
+    names: tuple[str, ...] = ()  # per seat, as in StartGame
+    bots: tuple[str, ...] = ()
 
 
 @tagged("continued")

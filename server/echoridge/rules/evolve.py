@@ -278,6 +278,8 @@ def _started(state: State, e: ev.GameStarted) -> State:
             time_waivers=(
                 eff.uses if isinstance(eff := ABILITIES[ability].effect, TimeWaivers) else 0
             ),
+            name=e.names[i] if e.names else "",
+            bot=e.bots[i] if e.bots else "",
         )
         for i, ability in enumerate(e.abilities)
     )

@@ -107,6 +107,8 @@ class Player:
     time_waivers: int = 0  # Night Shift uses left
     accused: bool = False
     accusation: str | None = None
+    name: str = ""  # display name, as given at join
+    bot: str = ""  # the kind of bot the server plays this seat with; "" for a person
 
     def but(self, **changes: Any) -> Self:
         """A copy with these fields changed (made fast by @fast_replace)."""

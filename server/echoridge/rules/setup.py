@@ -27,8 +27,12 @@ from echoridge.rules.model import ClueKind, ClueToken, State, Status
 from echoridge.rules.proofs import setup_items
 from echoridge_protocol.fairness import commit
 
+MAX_NAME = 32  # characters of a display name (the lobby refuses longer ones)
 
-def check_start(state: State, players: int) -> None:
+
+def check_start(
+    state: State, players: int, names: tuple[str, ...] = (), bots: tuple[str, ...] = ()
+) -> None:
     if state.status is not Status.NEW:
         raise RuleViolation("rules/game_already_started", "The game has already started.")
     if (
@@ -39,11 +43,19 @@ def check_start(state: State, players: int) -> None:
         raise RuleViolation(
             "rules/bad_player_count", f"A game has {MIN_PLAYERS} to {MAX_PLAYERS} players."
         )
+    for given in (names, bots):
+        if (
+            not isinstance(given, tuple)
+            or len(given) not in (0, players)
+            or not all(isinstance(x, str) and len(x) <= MAX_NAME for x in given)
+        ):
+            raise RuleViolation("rules/bad_names", "One display name and one bot kind per seat.")
 
 
-def exec_start(ctx: Ctx, players: int) -> None:
-    names = ctx.shuffle(BLOCK_NAMES)  # R1
-    layout = list(names)
+def exec_start(
+    ctx: Ctx, players: int, names: tuple[str, ...] = (), bots: tuple[str, ...] = ()
+) -> None:
+    layout = list(ctx.shuffle(BLOCK_NAMES))  # R1
     layout.insert(index(HQ), HQ_NAME)
     spots = ctx.sample(NON_HQ, len(SEARCH_TOKENS) + len(STAKEOUT_VALUES))  # R2
     n = len(SEARCH_TOKENS)
@@ -80,6 +92,8 @@ def exec_start(ctx: Ctx, players: int) -> None:
             order=order,
             commitments=commitments,
             salts=salts,
+            names=names,
+            bots=bots,
         )
     )
     ctx.push(t.PlaceMobsters(STARTING_MOBSTERS), t.NextTurn())

@@ -310,6 +310,8 @@ def _player(state: State, seat: int) -> dict[str, Any]:
     mat = [t for t in state.tokens if t.holder == seat]
     return {
         "seat": seat,
+        "name": p.name,
+        "bot": p.bot or None,
         "ability": p.ability,
         "space": p.space,
         "ended": p.ended,
