@@ -1,17 +1,14 @@
-"""Encode and decode protocol v1 messages for both subprotocols.
+"""Encode and decode protocol v2 messages for both subprotocols.
 
-``echoridge.v1.msgpack`` carries each message in one binary frame (bytes as msgpack bin);
-``echoridge.v1.json`` in one text frame (bytes as lowercase hex strings).  Decoding is strict and
+``echoridge.v2.msgpack`` carries each message in one binary frame (bytes as msgpack bin);
+``echoridge.v2.json`` in one text frame (bytes as lowercase hex strings).  Decoding is strict and
 raises ``DecodeError`` with a stable ``protocol/...`` code; it checks, in this order:
 
-1. the frame kind (``protocol/wrong_frame``) and size (``protocol/too_large``);
-2. the syntax: msgpack or JSON, one value, no trailing bytes, no duplicate keys, no NaN or
-   Infinity, valid UTF-8 (``protocol/malformed``), and that the value is a map;
-3. every value against the limits (``protocol/too_large``): nesting depth, string length, list
-   and map sizes; and the value types: map keys are strings, numbers are integers within
-   ±(2**53 - 1), no msgpack extension types (``protocol/bad_field``);
+1.-3. the frame kind and size, the syntax, every value against the limits and the value
+   types (frames.py); that the value is a map (``protocol/malformed``);
 4. ``type`` (``protocol/missing_field``, ``protocol/unknown_type``), then the fields: no unknown
-   field (``protocol/unknown_field``), every required one (``protocol/missing_field``), each of
+   field (``protocol/unknown_field``; in what the server sends unknown fields are ignored, so a
+   client built now reads a later server), every required one (``protocol/missing_field``), each of
    the right type and in range (``protocol/bad_field``).
 
 Encoding trusts its input: ``decode(encode(m, s), s) == m`` for every valid message ``m``.
@@ -31,76 +28,57 @@ import msgpack
 
 from echoridge_protocol import messages as m
 from echoridge_protocol.errors import DecodeError
+from echoridge_protocol.frames import (
+    BAD_FIELD,
+    CLIENT_LIMITS,
+    MALFORMED,
+    MAX_BLOB_BYTES,
+    MAX_DEPTH,
+    MAX_FRAME_BYTES,
+    MAX_LIST_ITEMS,
+    MAX_MAP_ITEMS,
+    MAX_SERVER_FRAME_BYTES,
+    MAX_STRING_CHARS,
+    MISSING_FIELD,
+    SERVER_LIMITS,
+    UNKNOWN_FIELD,
+    UNKNOWN_TYPE,
+    DecodeLimits,
+    Fail,
+    Frame,
+    parse_json,
+    parse_msgpack,
+    scan,
+)
+
+__all__ = [
+    "CLIENT_LIMITS",
+    "MAX_BLOB_BYTES",
+    "MAX_DEPTH",
+    "MAX_FRAME_BYTES",
+    "MAX_LIST_ITEMS",
+    "MAX_MAP_ITEMS",
+    "MAX_SERVER_FRAME_BYTES",
+    "MAX_STRING_CHARS",
+    "SERVER_LIMITS",
+    "DecodeLimits",
+    "Frame",
+    "decode",
+    "decode_client",
+    "decode_server",
+    "encode",
+    "encode_json",
+    "encode_msgpack",
+    "to_plain",
+]
 
 Sender = Literal["client", "server"]
-Frame = bytes | bytearray | memoryview | str
-
-
-@dataclass(frozen=True, slots=True)
-class DecodeLimits:
-    """Limits on one frame: bytes, characters per string (and map key), items per list and map,
-    nesting depth (the message map is depth 1) and bytes per binary value."""
-
-    frame_bytes: int
-    string_chars: int
-    list_items: int
-    map_items: int
-    depth: int
-    blob_bytes: int
-
-
-# Limits on frames from clients (what the server enforces).
-MAX_FRAME_BYTES: Final = 64 * 1024
-MAX_STRING_CHARS: Final = 1024
-MAX_LIST_ITEMS: Final = 256
-MAX_MAP_ITEMS: Final = 64
-MAX_DEPTH: Final = 8
-MAX_BLOB_BYTES: Final = 64
-
-# Limits on frames from the server (what a client should enforce): views and transcripts are big.
-MAX_SERVER_FRAME_BYTES: Final = 16 * 1024 * 1024
-MAX_SERVER_STRING_CHARS: Final = 64 * 1024
-MAX_SERVER_LIST_ITEMS: Final = 100_000
-MAX_SERVER_MAP_ITEMS: Final = 10_000
-MAX_SERVER_DEPTH: Final = 32
-MAX_SERVER_BLOB_BYTES: Final = 1024
-
-CLIENT_LIMITS: Final = DecodeLimits(
-    MAX_FRAME_BYTES, MAX_STRING_CHARS, MAX_LIST_ITEMS, MAX_MAP_ITEMS, MAX_DEPTH, MAX_BLOB_BYTES
-)
-SERVER_LIMITS: Final = DecodeLimits(
-    MAX_SERVER_FRAME_BYTES,
-    MAX_SERVER_STRING_CHARS,
-    MAX_SERVER_LIST_ITEMS,
-    MAX_SERVER_MAP_ITEMS,
-    MAX_SERVER_DEPTH,
-    MAX_SERVER_BLOB_BYTES,
-)
-
-_MALFORMED: Final = "protocol/malformed"
-_TOO_LARGE: Final = "protocol/too_large"
-_BAD_FIELD: Final = "protocol/bad_field"
-_MISSING: Final = "protocol/missing_field"
-_UNKNOWN_FIELD: Final = "protocol/unknown_field"
-_UNKNOWN_TYPE: Final = "protocol/unknown_type"
-_WRONG_FRAME: Final = "protocol/wrong_frame"
 
 _HEX: Final = re.compile(r"(?:[0-9a-f]{2})*")
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _COMMAND_TYPE: Final = re.compile(r"[a-z][a-z_]{0,63}")
 _PATTERNS: Final = MappingProxyType(
     {p: re.compile(p) for p in (m.TABLE_ID_PATTERN, m.CODE_PATTERN, r"[!-~]+", r"[a-z0-9_.-]+")}
 )
-
-
-class _Fail(Exception):
-    """A refusal found below the top level; the path is filled in on the way up."""
-
-    def __init__(self, code: str, message: str, path: tuple[str | int, ...] = ()) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.path = list(path)
 
 
 # --- field tables, built once from the message classes ---------------------------------------
@@ -186,12 +164,12 @@ def _plain_value(kind: FieldKind, value: Any, hex_bytes: bool) -> Any:
 
 
 def encode_msgpack(message: m.Message) -> bytes:
-    """One binary frame of ``echoridge.v1.msgpack``."""
+    """One binary frame of ``echoridge.v2.msgpack``."""
     return cast(bytes, msgpack.packb(to_plain(message), use_bin_type=True))
 
 
 def encode_json(message: m.Message) -> str:
-    """One text frame of ``echoridge.v1.json``: compact, UTF-8 text, no NaN or Infinity."""
+    """One text frame of ``echoridge.v2.json``: compact, UTF-8 text, no NaN or Infinity."""
     return json.dumps(
         to_plain(message, hex_bytes=True),
         ensure_ascii=False,
@@ -227,13 +205,13 @@ def decode(
         limits = CLIENT_LIMITS if sender == "client" else SERVER_LIMITS
     registry: Any = m.CLIENT_MESSAGES if sender == "client" else m.SERVER_MESSAGES
     is_json = subprotocol == m.SUBPROTOCOL_JSON
-    data = _parse_json(frame, limits) if is_json else _parse_msgpack(frame, limits)
+    data = parse_json(frame, limits) if is_json else parse_msgpack(frame, limits)
     try:
         if type(data) is not dict:
-            raise _Fail(_MALFORMED, "a message must be a map")
-        blobs = _scan(data, 1, limits)
-        return cast(m.Message, _message(data, registry, is_json, blobs > 0))
-    except _Fail as fail:
+            raise Fail(MALFORMED, "a message must be a map")
+        blobs = scan(data, 1, limits)
+        return cast(m.Message, _message(data, registry, is_json, blobs > 0, sender == "server"))
+    except Fail as fail:
         where = ".".join(_path_part(p) for p in fail.path).replace(".[", "[")
         text = f"{where}: {fail.message}" if where else fail.message
         raise DecodeError(text, fail.code, _request_id(data)) from None
@@ -265,223 +243,97 @@ def _request_id(data: Any) -> str | None:
     return None
 
 
-def _parse_msgpack(frame: Frame, limits: DecodeLimits) -> Any:
-    if isinstance(frame, str):
-        raise DecodeError("a text frame on the msgpack subprotocol", _WRONG_FRAME)
-    if len(frame) > limits.frame_bytes:
-        raise DecodeError(f"frame over {limits.frame_bytes} bytes", _TOO_LARGE)
-    try:
-        return msgpack.unpackb(
-            frame,
-            raw=False,
-            strict_map_key=False,
-            use_list=True,
-            object_pairs_hook=_pairs,
-            timestamp=0,
-        )
-    except _Fail as fail:
-        raise DecodeError(fail.message, fail.code) from None
-    except msgpack.ExtraData:
-        raise DecodeError("trailing bytes after the message", _MALFORMED) from None
-    except (msgpack.StackError, RecursionError):
-        raise DecodeError("nested too deeply", _TOO_LARGE) from None
-    except Exception as exc:  # the C unpacker's errors have no common base
-        raise DecodeError(f"not msgpack: {exc}", _MALFORMED) from None
-
-
-class _Number:
-    """A JSON number that is not a safe integer (a fraction, an exponent or too many digits)."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-
-def _json_int(text: str) -> int | _Number:
-    return int(text) if len(text) <= 17 else _Number(text)
-
-
-def _json_constant(text: str) -> Any:
-    raise _Fail(_MALFORMED, f"{text} is not JSON")
-
-
-def _parse_json(frame: Frame, limits: DecodeLimits) -> Any:
-    if not isinstance(frame, str):
-        raise DecodeError("a binary frame on the JSON subprotocol", _WRONG_FRAME)
-    if len(frame) > limits.frame_bytes or (
-        4 * len(frame) > limits.frame_bytes
-        and len(frame.encode("utf-8", "surrogatepass")) > limits.frame_bytes
-    ):
-        raise DecodeError(f"frame over {limits.frame_bytes} bytes", _TOO_LARGE)
-    try:
-        return json.loads(
-            frame,
-            object_pairs_hook=_pairs,
-            parse_float=_Number,
-            parse_int=_json_int,
-            parse_constant=_json_constant,
-        )
-    except _Fail as fail:
-        raise DecodeError(fail.message, fail.code) from None
-    except RecursionError:
-        raise DecodeError("nested too deeply", _TOO_LARGE) from None
-    except ValueError as exc:
-        raise DecodeError(f"not JSON: {exc}", _MALFORMED) from None
-
-
-def _pairs(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
-    out: dict[Any, Any] = {}
-    for key, value in pairs:
-        if type(key) is not str:
-            raise _Fail(_BAD_FIELD, "map keys must be strings")
-        if key in out:
-            raise _Fail(_MALFORMED, f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
-# --- decoding: limits and value types ------------------------------------------------------
-
-
-def _scan(value: Any, level: int, limits: DecodeLimits) -> int:
-    """Check a parsed value against the limits and the allowed types; return how many binary
-    values it holds.  ``level``: the depth ``value`` has if it is a map or list."""
-    t = type(value)
-    if t is str:
-        _check_string(value, limits)
-        return 0
-    if t is int:
-        if not -m.SAFE_INT <= value <= m.SAFE_INT:
-            raise _Fail(_BAD_FIELD, "integer out of range ±(2**53 - 1)")
-        return 0
-    if t is bool or value is None:
-        return 0
-    if t is dict or t is list:
-        if level > limits.depth:
-            raise _Fail(_TOO_LARGE, f"nested deeper than {limits.depth}")
-        if t is dict:
-            if len(value) > limits.map_items:
-                raise _Fail(_TOO_LARGE, f"map of over {limits.map_items} entries")
-            blobs = 0
-            for key, item in value.items():
-                try:
-                    _check_string(key, limits)
-                    blobs += _scan(item, level + 1, limits)
-                except _Fail as fail:
-                    fail.path.insert(0, key)
-                    raise
-            return blobs
-        if len(value) > limits.list_items:
-            raise _Fail(_TOO_LARGE, f"list of over {limits.list_items} items")
-        blobs = 0
-        for i, item in enumerate(value):
-            try:
-                blobs += _scan(item, level + 1, limits)
-            except _Fail as fail:
-                fail.path.insert(0, i)
-                raise
-        return blobs
-    if t is bytes:
-        if len(value) > limits.blob_bytes:
-            raise _Fail(_TOO_LARGE, f"binary value over {limits.blob_bytes} bytes")
-        return 1
-    if t is float or t is _Number:
-        raise _Fail(_BAD_FIELD, "numbers must be integers within ±(2**53 - 1)")
-    raise _Fail(_BAD_FIELD, f"unsupported value ({t.__name__})")
-
-
-def _check_string(text: str, limits: DecodeLimits) -> None:
-    if len(text) > limits.string_chars:
-        raise _Fail(_TOO_LARGE, f"string over {limits.string_chars} characters")
-    if not text.isascii() and _SURROGATE.search(text):
-        raise _Fail(_MALFORMED, "string with a lone surrogate")
-
-
 # --- decoding: messages and fields -------------------------------------------------------------
 
 
-def _message(data: dict[str, Any], registry: Any, is_json: bool, has_blobs: bool) -> Any:
+def _message(
+    data: dict[str, Any], registry: Any, is_json: bool, has_blobs: bool, lenient: bool
+) -> Any:
     if "type" not in data:
-        raise _Fail(_MISSING, "a message needs a type", ("type",))
+        raise Fail(MISSING_FIELD, "a message needs a type", ("type",))
     tag = data["type"]
     if type(tag) is not str:
-        raise _Fail(_BAD_FIELD, "must be a string", ("type",))
+        raise Fail(BAD_FIELD, "must be a string", ("type",))
     cls = registry.get(tag)
     if cls is None:
-        raise _Fail(_UNKNOWN_TYPE, f"unknown message type {tag!r}")
+        raise Fail(UNKNOWN_TYPE, f"unknown message type {tag!r}")
     try:
-        message = _record(cls, data, is_json, skip_type=True)
+        message = _record(cls, data, is_json, lenient, skip_type=True)
         if has_blobs and cls in _HAS_OPAQUE:
             _refuse_bytes(data)
-    except _Fail as fail:
+    except Fail as fail:
         fail.path.insert(0, tag)
         raise
     return message
 
 
-def _record(cls: type, data: dict[str, Any], is_json: bool, *, skip_type: bool = False) -> Any:
+def _record(
+    cls: type, data: dict[str, Any], is_json: bool, lenient: bool, *, skip_type: bool = False
+) -> Any:
+    """A message or nested record.  ``lenient`` (what the server sends): unknown fields are
+    ignored, so a later server may add fields (SPEC.md §8); what clients send is strict."""
     table = _FIELDS[cls]
-    names = {f.name for f in table}
-    for key in data:
-        if key not in names and not (skip_type and key == "type"):
-            raise _Fail(_UNKNOWN_FIELD, "unknown field", (key,))
+    if not lenient:
+        names = {f.name for f in table}
+        for key in data:
+            if key not in names and not (skip_type and key == "type"):
+                raise Fail(UNKNOWN_FIELD, "unknown field", (key,))
     kwargs: dict[str, Any] = {}
     for f in table:
         if f.name not in data:
             if f.required:
-                raise _Fail(_MISSING, "missing", (f.name,))
+                raise Fail(MISSING_FIELD, "missing", (f.name,))
             continue
         value = data[f.name]
         try:
             if value is None:
-                raise _Fail(_BAD_FIELD, "must not be null (leave an absent field out)")
-            kwargs[f.name] = _field(f.kind, value, is_json)
-        except _Fail as fail:
+                raise Fail(BAD_FIELD, "must not be null (leave an absent field out)")
+            kwargs[f.name] = _field(f.kind, value, is_json, lenient)
+        except Fail as fail:
             fail.path.insert(0, f.name)
             raise
     return cls(**kwargs)
 
 
-def _field(kind: FieldKind, value: Any, is_json: bool) -> Any:
+def _field(kind: FieldKind, value: Any, is_json: bool, lenient: bool) -> Any:
     if isinstance(kind, type):
         if type(value) is not dict:
-            raise _Fail(_BAD_FIELD, "must be a map")
-        return _record(kind, value, is_json)
+            raise Fail(BAD_FIELD, "must be a map")
+        return _record(kind, value, is_json, lenient)
     if isinstance(kind, m.Text):
         return _text(kind, value)
     if isinstance(kind, m.Int):
         if type(value) is not int:
-            raise _Fail(_BAD_FIELD, "must be an integer")
+            raise Fail(BAD_FIELD, "must be an integer")
         if not kind.lo <= value <= kind.hi:
-            raise _Fail(_BAD_FIELD, f"must be in {kind.lo}..{kind.hi}")
+            raise Fail(BAD_FIELD, f"must be in {kind.lo}..{kind.hi}")
         return value
     if isinstance(kind, m.Flag):
         if type(value) is not bool:
-            raise _Fail(_BAD_FIELD, "must be a boolean")
+            raise Fail(BAD_FIELD, "must be a boolean")
         return value
     if isinstance(kind, m.Blob):
         return _blob(kind, value, is_json)
     if isinstance(kind, m.Choice):
         if type(value) is not str or value not in kind.options:
-            raise _Fail(_BAD_FIELD, "must be one of " + ", ".join(kind.options))
+            raise Fail(BAD_FIELD, "must be one of " + ", ".join(kind.options))
         return value
     if isinstance(kind, m.Items):
         if type(value) is not list:
-            raise _Fail(_BAD_FIELD, "must be a list")
+            raise Fail(BAD_FIELD, "must be a list")
         if len(value) > kind.max_items:
-            raise _Fail(_BAD_FIELD, f"at most {kind.max_items} items")
+            raise Fail(BAD_FIELD, f"at most {kind.max_items} items")
         items = []
         for i, item in enumerate(value):
             try:
-                items.append(_field(kind.item, item, is_json))
-            except _Fail as fail:
+                items.append(_field(kind.item, item, is_json, lenient))
+            except Fail as fail:
                 fail.path.insert(0, i)
                 raise
         return tuple(items)
     if isinstance(kind, m.AnyMap):
         if type(value) is not dict:
-            raise _Fail(_BAD_FIELD, "must be a map")
+            raise Fail(BAD_FIELD, "must be a map")
         return value
     if isinstance(kind, m.CommandMap):
         return _command(value)
@@ -490,38 +342,40 @@ def _field(kind: FieldKind, value: Any, is_json: bool) -> Any:
 
 def _text(kind: m.Text, value: Any) -> str:
     if type(value) is not str:
-        raise _Fail(_BAD_FIELD, "must be a string")
+        raise Fail(BAD_FIELD, "must be a string")
     if not kind.min_len <= len(value) <= kind.max_len:
-        raise _Fail(_BAD_FIELD, f"must have {kind.min_len}..{kind.max_len} characters")
+        raise Fail(BAD_FIELD, f"must have {kind.min_len}..{kind.max_len} characters")
     if kind.printable and not value.isprintable():
-        raise _Fail(_BAD_FIELD, "must hold printable characters only")
+        raise Fail(BAD_FIELD, "must hold printable characters only")
+    if kind.trimmed and value.strip() != value:
+        raise Fail(BAD_FIELD, "must not start or end with whitespace")
     if kind.pattern is not None and not _PATTERNS[kind.pattern].fullmatch(value):
-        raise _Fail(_BAD_FIELD, f"must match {kind.pattern}")
+        raise Fail(BAD_FIELD, f"must match {kind.pattern}")
     return value
 
 
 def _blob(kind: m.Blob, value: Any, is_json: bool) -> bytes:
     if is_json:
         if type(value) is not str or not _HEX.fullmatch(value):
-            raise _Fail(_BAD_FIELD, "must be lowercase hex with an even number of digits")
+            raise Fail(BAD_FIELD, "must be lowercase hex with an even number of digits")
         value = bytes.fromhex(value)
     elif type(value) is not bytes:
-        raise _Fail(_BAD_FIELD, "must be binary (msgpack bin)")
+        raise Fail(BAD_FIELD, "must be binary (msgpack bin)")
     if not kind.min_len <= len(value) <= kind.max_len:
-        raise _Fail(_BAD_FIELD, f"must be {kind.min_len}..{kind.max_len} bytes")
+        raise Fail(BAD_FIELD, f"must be {kind.min_len}..{kind.max_len} bytes")
     return cast(bytes, value)
 
 
 def _command(value: Any) -> dict[str, Any]:
     if type(value) is not dict:
-        raise _Fail(_BAD_FIELD, "must be a map")
+        raise Fail(BAD_FIELD, "must be a map")
     tag = value.get("type")
     if type(tag) is not str or not _COMMAND_TYPE.fullmatch(tag):
-        raise _Fail(_BAD_FIELD, "needs a type: a lowercase name", ("type",))
+        raise Fail(BAD_FIELD, "needs a type: a lowercase name", ("type",))
     for key, item in value.items():
         try:
             _command_value(item)
-        except _Fail as fail:
+        except Fail as fail:
             fail.path.insert(0, key)
             raise
     return cast(dict[str, Any], value)
@@ -532,26 +386,26 @@ def _command_value(value: Any) -> None:
         for i, item in enumerate(value):
             try:
                 _command_value(item)
-            except _Fail as fail:
+            except Fail as fail:
                 fail.path.insert(0, i)
                 raise
     elif type(value) is dict or type(value) is bytes:
-        raise _Fail(_BAD_FIELD, "command values are nil, booleans, integers, strings or lists")
+        raise Fail(BAD_FIELD, "command values are nil, booleans, integers, strings or lists")
 
 
 def _ops(value: Any) -> list[Any]:
     if type(value) is not list:
-        raise _Fail(_BAD_FIELD, "must be a list")
+        raise Fail(BAD_FIELD, "must be a list")
     for i, op in enumerate(value):
         if type(op) is not list or not op or type(op[0]) is not str:
-            raise _Fail(_BAD_FIELD, "an op is a list starting with its name", (i,))
+            raise Fail(BAD_FIELD, "an op is a list starting with its name", (i,))
     return value
 
 
 def _refuse_bytes(value: Any) -> None:
     """Find a binary value inside an opaque field (only msgpack can carry one there)."""
     if type(value) is bytes:
-        raise _Fail(_BAD_FIELD, "binary values are not allowed here")
+        raise Fail(BAD_FIELD, "binary values are not allowed here")
     items: Any = ()
     if type(value) is dict:
         items = value.items()
@@ -560,6 +414,6 @@ def _refuse_bytes(value: Any) -> None:
     for key, item in items:
         try:
             _refuse_bytes(item)
-        except _Fail as fail:
+        except Fail as fail:
             fail.path.insert(0, key)
             raise

@@ -63,7 +63,7 @@ PROTOCOL_CODES: Final[dict[str, str]] = {
     "protocol/unknown_type": "There is no message of that type.",
     "protocol/missing_field": "A required field is missing.",
     "protocol/bad_field": "A field has the wrong type or is out of range.",
-    "protocol/unknown_field": "That message has a field protocol v1 does not define.",
+    "protocol/unknown_field": "That message has a field protocol v2 does not define.",
     "protocol/wrong_frame": (
         "Binary frames carry msgpack and text frames carry JSON; this frame is the other kind."
     ),

@@ -1,4 +1,4 @@
-"""Every message of protocol v1 (``echoridge.v1``) as a typed, frozen value.
+"""Every message of protocol v2 (``echoridge.v2``) as a typed, frozen value.
 
 A message is a map on the wire with a string ``type`` (the class's ``TYPE``) and the fields of its
 dataclass, in declaration order.  Each field's wire rules are declared next to it with
@@ -11,9 +11,9 @@ without a ``type``.
 floats) that the codec only checks against the size limits.  They are not deep-frozen.
 
 Client → server: ``Hello``, ``ListTables``, ``CreateTable``, ``Join``, ``Leave``, ``Start``,
-``AddBot``, ``GetTranscript``, ``SendCommand``, ``ClientBye``.
+``AddBot``, ``GetTranscript``, ``SendCommand``, ``Ping``, ``ClientBye``.
 Server → client: ``Welcome``, ``Delta``, ``Result``, ``Tables``, ``Created``, ``Joined``,
-``Transcript``, ``ErrorMessage``, ``ServerBye``.
+``Transcript``, ``ErrorMessage``, ``Presence``, ``Pong``, ``ServerBye``.
 Two wire types are used in both directions with different fields (``transcript`` and ``bye``), so
 decoding needs to know who sent a frame.
 """
@@ -27,15 +27,15 @@ from typing import Annotated, Any, ClassVar, Final, Literal
 
 from echoridge_protocol.errors import ProtocolError
 
-PROTOCOL: Final = "echoridge.v1"
+PROTOCOL: Final = "echoridge.v2"
 """The protocol version a client names in ``hello`` and the server repeats in ``welcome``."""
 
-SUBPROTOCOL_MSGPACK: Final = "echoridge.v1.msgpack"
-SUBPROTOCOL_JSON: Final = "echoridge.v1.json"
+SUBPROTOCOL_MSGPACK: Final = "echoridge.v2.msgpack"
+SUBPROTOCOL_JSON: Final = "echoridge.v2.json"
 SUBPROTOCOLS: Final = (SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON)
 
-FEATURES_V1: Final = ("lobby", "resume", "spectate", "bots", "transcripts")
-"""The feature names v1 defines (SPEC.md §8); a server lists those it offers in ``welcome``."""
+FEATURES: Final = ("lobby", "resume", "spectate", "bots", "transcripts")
+"""The feature names v2 defines (SPEC.md §8); a server lists those it offers in ``welcome``."""
 
 SAFE_INT: Final = 2**53 - 1
 """Every integer on the wire is within ±SAFE_INT, so JavaScript clients read it exactly."""
@@ -44,6 +44,8 @@ MAX_SEATS: Final = 4
 MAX_SPECTATOR_DELAY: Final = 1000
 MAX_TABLES_LISTED: Final = 1000
 MAX_FEATURES: Final = 64
+MAX_NAME_CHARS: Final = 32
+MAX_LOG_ENTRIES: Final = 100_000
 
 TABLE_ID_PATTERN: Final = r"[A-Za-z0-9_-]{1,64}"
 CODE_PATTERN: Final = r"[a-z]+/[a-z_]+"
@@ -55,12 +57,14 @@ CODE_PATTERN: Final = r"[a-z]+/[a-z_]+"
 @dataclass(frozen=True, slots=True)
 class Text:
     """A string of ``min_len``..``max_len`` characters (code points), matching ``pattern`` in
-    full when given; ``printable``: no control or other non-printable characters."""
+    full when given; ``printable``: no control, format (such as bidirectional overrides) or
+    other non-printable characters; ``trimmed``: no whitespace at either end."""
 
     min_len: int = 1
     max_len: int = 64
     pattern: str | None = None
     printable: bool = False
+    trimmed: bool = False  # no whitespace at either end
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +133,11 @@ Sentence = Annotated[str, Text(0, 1024)]
 Bool = Annotated[bool, Flag()]
 View = Annotated[dict[str, Any], AnyMap()]
 
+Name = Annotated[str, Text(1, MAX_NAME_CHARS, printable=True, trimmed=True)]
+LogEntries = Annotated[tuple[dict[str, Any], ...], Items(AnyMap(), MAX_LOG_ENTRIES)]
+
 BotKind = Literal["random", "greedy"]
+TableStatus = Literal["waiting", "playing", "over"]
 SessionKind = Literal["lobby", "seat", "spectator"]
 Outcome = Literal["accepted", "rejected", "duplicate"]
 
@@ -156,17 +164,43 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """A taken seat in a ``tables`` listing: its player's display ``name`` and, for a seat the
+    server plays, the ``bot`` kind."""
+
+    seat: SeatNo
+    name: Name
+    bot: Annotated[BotKind, Choice(("random", "greedy"))] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPresence:
+    """Whether a seat's player is connected, and ``since`` when (milliseconds since the Unix
+    epoch, UTC): connected since, or away since."""
+
+    seat: SeatNo
+    connected: Bool
+    since: Version
+
+
+@dataclass(frozen=True, slots=True)
 class TableInfo:
-    """One table of a ``tables`` listing.  ``taken``: seats already joined; ``created``: creation
-    time in milliseconds since the Unix epoch (UTC)."""
+    """One table of a ``tables`` listing.  ``taken``: seats already joined (``players``: who);
+    ``status``: ``waiting`` for players, ``playing`` (listed when it may be watched) or
+    ``over`` (only when asked for by id);
+    ``created``: creation time in milliseconds since the Unix epoch (UTC);
+    ``server_seed_commit``: SHA-256 of the table's server seed (§9.1)."""
 
     table: TableId
+    status: Annotated[TableStatus, Choice(("waiting", "playing", "over"))]
     seats: Annotated[int, Int(1, MAX_SEATS)]
     taken: Annotated[int, Int(0, MAX_SEATS)]
+    players: Annotated[tuple[SeatInfo, ...], Items(SeatInfo, MAX_SEATS)]
     public: Bool
     spectators: Bool
     spectator_delay: Annotated[int, Int(0, MAX_SPECTATOR_DELAY)]
     created: Version
+    server_seed_commit: Annotated[bytes, Blob(32, 32)]
 
 
 # --- client -> server ------------------------------------------------------------------------
@@ -210,10 +244,12 @@ class Hello:
 
 @dataclass(frozen=True, slots=True)
 class ListTables:
-    """List the public tables waiting for players."""
+    """List the public tables waiting for players or open to spectators; with ``table``, that
+    one table only, public or not (whoever has a table's id may see who sits at it)."""
 
     TYPE: ClassVar[str] = "list_tables"
     id: RequestId
+    table: TableId | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,7 +271,7 @@ class Join:
     TYPE: ClassVar[str] = "join"
     id: RequestId
     table: TableId
-    name: Annotated[str, Text(1, 32, printable=True)]
+    name: Name
     client_seed: Annotated[bytes, Blob(16, 64)]
 
 
@@ -293,6 +329,15 @@ class SendCommand:
 
 
 @dataclass(frozen=True, slots=True)
+class Ping:
+    """Any session, any time: the server answers ``pong`` with the same ``id`` (an application
+    level keep-alive for clients that cannot see websocket pings, such as browsers)."""
+
+    TYPE: ClassVar[str] = "ping"
+    id: RequestId
+
+
+@dataclass(frozen=True, slots=True)
 class ClientBye:
     """The client is closing the connection (wire type ``bye``); it keeps its seat."""
 
@@ -323,17 +368,20 @@ class Welcome:
     epoch: Version | None = None
     version: Version | None = None
     view: View | None = None
+    log: LogEntries | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Delta:
-    """The change of this viewer's view from ``version - 1`` to ``version`` at ``table``."""
+    """The change of this viewer's view from ``version - 1`` to ``version`` at ``table``, and
+    ``log``: what happened in that version as this viewer may know it (absent: nothing)."""
 
     TYPE: ClassVar[str] = "delta"
     table: TableId
     epoch: Version
     version: Version
     ops: Annotated[list[Any], OpList()]
+    log: LogEntries | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,6 +450,26 @@ class ErrorMessage:
 
 
 @dataclass(frozen=True, slots=True)
+class Presence:
+    """Who is at a table now, outside its versions: each seat connected or away, and how many
+    spectators watch.  Sent to every session of the table after its ``welcome`` and whenever
+    it changes."""
+
+    TYPE: ClassVar[str] = "presence"
+    table: TableId
+    seats: Annotated[tuple[SeatPresence, ...], Items(SeatPresence, MAX_SEATS)]
+    spectators: Annotated[int, Int(0, SAFE_INT)]
+
+
+@dataclass(frozen=True, slots=True)
+class Pong:
+    """The answer to ``ping``."""
+
+    TYPE: ClassVar[str] = "pong"
+    id: RequestId
+
+
+@dataclass(frozen=True, slots=True)
 class ServerBye:
     """Sent just before the server closes the connection (wire type ``bye``); ``code`` is the
     websocket close code it is about to use."""
@@ -413,10 +481,11 @@ class ServerBye:
 
 ClientMessage = (
     Hello | ListTables | CreateTable | Join | Leave | Start | AddBot | GetTranscript
-    | SendCommand | ClientBye
+    | SendCommand | Ping | ClientBye
 )
 ServerMessage = (
-    Welcome | Delta | Result | Tables | Created | Joined | Transcript | ErrorMessage | ServerBye
+    Welcome | Delta | Result | Tables | Created | Joined | Transcript | ErrorMessage | Presence
+    | Pong | ServerBye
 )
 Message = ClientMessage | ServerMessage
 
@@ -425,7 +494,7 @@ CLIENT_MESSAGES: Final[Mapping[str, type[ClientMessage]]] = MappingProxyType(
         c.TYPE: c
         for c in (
             Hello, ListTables, CreateTable, Join, Leave, Start, AddBot, GetTranscript,
-            SendCommand, ClientBye,
+            SendCommand, Ping, ClientBye,
         )
     }
 )
@@ -433,8 +502,9 @@ SERVER_MESSAGES: Final[Mapping[str, type[ServerMessage]]] = MappingProxyType(
     {
         c.TYPE: c
         for c in (
-            Welcome, Delta, Result, Tables, Created, Joined, Transcript, ErrorMessage, ServerBye,
+            Welcome, Delta, Result, Tables, Created, Joined, Transcript, ErrorMessage, Presence,
+            Pong, ServerBye,
         )
     }
 )
-RECORDS: Final = (Resume, Limits, TableInfo)
+RECORDS: Final = (Resume, Limits, SeatInfo, SeatPresence, TableInfo)

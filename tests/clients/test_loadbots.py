@@ -52,7 +52,7 @@ def test_bots_play_verify_and_report(server: ServerProcess, subprotocol: str) ->
     assert report["deliveries"] >= 3 * accepted
     assert 0 < report["p50_ms"] <= report["p99_ms"] <= report["max_ms"]
     assert report["seconds"] > 0
-    sub = {"msgpack": "echoridge.v1.msgpack", "json": "echoridge.v1.json"}[subprotocol]
+    sub = {"msgpack": "echoridge.v2.msgpack", "json": "echoridge.v2.json"}[subprotocol]
     assert set(report["delta_bytes"]) == {sub}
 
 
@@ -66,7 +66,7 @@ async def test_mixed_subprotocols_greedy_bots_and_verify_url(
     )  # fmt: skip
     report, runs = await run_tables(options)
     assert report["finished"] == report["verified"] == 2 and report["errors"] == 0
-    assert set(report["delta_bytes"]) == {"echoridge.v1.msgpack", "echoridge.v1.json"}
+    assert set(report["delta_bytes"]) == {"echoridge.v2.msgpack", "echoridge.v2.json"}
     assert report["greedy_fallbacks"] == 0
 
     # `echo-ridge verify URL TABLE` on one of them.

@@ -191,7 +191,7 @@ async def test_forged_tokens_are_refused_and_close_the_connection(server: Server
         async with Client.connect(server.url) as c:
             await c.send(m.Hello(protocol=m.PROTOCOL, client="t", table=t.table))
             await c.send_raw(
-                f'{{"type":"hello","protocol":"echoridge.v1","client":"t",'
+                f'{{"type":"hello","protocol":"echoridge.v2","client":"t",'
                 f'"table":"{t.table}","token":"{token}"}}'.encode()
             )
             await c.closed()

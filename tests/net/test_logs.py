@@ -258,7 +258,7 @@ def test_protocol_messages_are_redacted() -> None:
     buf = io.StringIO()
     configure_logging(json=True, stream=buf)
     log = get_logger("x")
-    log.info("in", message=Hello(protocol="echoridge.v1", client="c", table="t-1", token="tk-1"))
+    log.info("in", message=Hello(protocol="echoridge.v2", client="c", table="t-1", token="tk-1"))
     log.info("in", message=Join(id="r1", table="t-1", name="Ann", client_seed=bytes(range(16))))
     log.info("out", message=Joined(id="r1", table="t-1", seat=0, token="tk-2"))
     text = buf.getvalue()

@@ -44,9 +44,9 @@ def welcome(
     resumed: bool = False,
 ) -> m.Welcome:
     if session == "lobby":
-        return m.Welcome("echoridge.v1", "fake/0", (), LIMITS, "lobby", False)
+        return m.Welcome("echoridge.v2", "fake/0", (), LIMITS, "lobby", False)
     return m.Welcome(
-        protocol="echoridge.v1",
+        protocol="echoridge.v2",
         server="fake/0",
         features=("lobby", "resume"),
         limits=LIMITS,
@@ -180,7 +180,7 @@ def test_spectator_mirror_has_no_legal_commands() -> None:
 def test_mirror_follows_a_real_game_through_the_codec(subprotocol: str, seat: int) -> None:
     views = game_views(seat)
     first = m.Welcome(
-        "echoridge.v1", "fake/0", (), LIMITS, "seat" if seat >= 0 else "spectator", False,
+        "echoridge.v2", "fake/0", (), LIMITS, "seat" if seat >= 0 else "spectator", False,
         table=TABLE, seat=seat if seat >= 0 else None, epoch=1, version=1, view=views[1],
     )
     frames = FrameLog()

@@ -1,6 +1,6 @@
 """A minimal websocket client for the end-to-end tests (the real SDK comes later).
 
-    async with Client.connect(url, subprotocol="echoridge.v1.msgpack") as c:
+    async with Client.connect(url, subprotocol="echoridge.v2.msgpack") as c:
         created = await c.create_table(seats=2)
         joined = await c.join(created.table, "Ann")
     async with Client.connect(url) as c:
@@ -240,7 +240,7 @@ class Mirror:
 
 
 class Client:
-    """One websocket connection speaking protocol v1 (see the module docstring)."""
+    """One websocket connection speaking protocol v2 (see the module docstring)."""
 
     def __init__(
         self,

@@ -39,7 +39,8 @@ def text_of(kind: m.Text) -> st.SearchStrategy[str]:
             lambda s: kind.min_len <= len(s) <= kind.max_len
         )
     alphabet = PRINTABLE if kind.printable else ANY_CHAR
-    return st.text(alphabet, min_size=kind.min_len, max_size=min(kind.max_len, 40))
+    text = st.text(alphabet, min_size=kind.min_len, max_size=min(kind.max_len, 40))
+    return text.filter(lambda s: s.strip() == s) if kind.trimmed else text
 
 
 def plain(depth: int, max_size: int = 4) -> st.SearchStrategy[Any]:
@@ -170,14 +171,14 @@ def test_non_ascii_text_is_sent_as_utf8_text() -> None:
 
 def test_unknown_subprotocol_is_a_programming_error() -> None:
     with pytest.raises(ValueError):
-        codec.encode(m.ClientBye(), "echoridge.v2.json")
+        codec.encode(m.ClientBye(), "echoridge.v1.json")
     with pytest.raises(ValueError):
         codec.decode("{}", "json")
 
 
 # --- strictness: every refusal code from a crafted frame, in both encodings --------------------
 
-HELLO = {"type": "hello", "protocol": "echoridge.v1", "client": "test"}
+HELLO = {"type": "hello", "protocol": "echoridge.v2", "client": "test"}
 COMMAND = {"type": "command", "id": "c1", "expected": 3, "command": {"type": "arrest", "seat": 0}}
 JOIN = {"type": "join", "id": "r1", "table": "t", "name": "Ann", "client_seed": bytes(16)}
 
@@ -491,7 +492,7 @@ def test_collections_and_depth_at_their_limits_are_accepted(sub: str) -> None:
 def test_server_frames_get_the_larger_server_limits(sub: str) -> None:
     view = {"log": [f"line {i}" for i in range(5000)], "text": "y" * 20_000}
     welcome = m.Welcome(
-        protocol="echoridge.v1", server="s", features=(), session="spectator", resumed=False,
+        protocol="echoridge.v2", server="s", features=(), session="spectator", resumed=False,
         limits=m.Limits(65536, 10, 10, 60), table="t", epoch=0, version=9, view=view,
     )
     frame = codec.encode(welcome, sub)
@@ -509,19 +510,19 @@ def test_typed_helpers_pick_the_direction() -> None:
 
 
 def test_hello_session_kinds() -> None:
-    base = m.Hello(protocol="echoridge.v1", client="c")
+    base = m.Hello(protocol="echoridge.v2", client="c")
     assert base.session_kind() == "lobby"
-    assert m.Hello("echoridge.v1", "c", table="t", token="k").session_kind() == "seat"
-    assert m.Hello("echoridge.v1", "c", table="t", spectate=True).session_kind() == "spectator"
+    assert m.Hello("echoridge.v2", "c", table="t", token="k").session_kind() == "seat"
+    assert m.Hello("echoridge.v2", "c", table="t", spectate=True).session_kind() == "spectator"
     cases = [
         (
-            m.Hello("echoridge.v1", "c", table="t", token="k", spectate=True),
+            m.Hello("echoridge.v2", "c", table="t", token="k", spectate=True),
             "auth/seat_and_spectate",
         ),
-        (m.Hello("echoridge.v1", "c", token="k"), "protocol/bad_field"),
-        (m.Hello("echoridge.v1", "c", resume=m.Resume(0, 1)), "protocol/bad_field"),
-        (m.Hello("echoridge.v1", "c", table="t"), "protocol/bad_field"),
-        (m.Hello("echoridge.v1", "c", table="t", spectate=False), "protocol/bad_field"),
+        (m.Hello("echoridge.v2", "c", token="k"), "protocol/bad_field"),
+        (m.Hello("echoridge.v2", "c", resume=m.Resume(0, 1)), "protocol/bad_field"),
+        (m.Hello("echoridge.v2", "c", table="t"), "protocol/bad_field"),
+        (m.Hello("echoridge.v2", "c", table="t", spectate=False), "protocol/bad_field"),
     ]
     for hello, code in cases:
         with pytest.raises(ProtocolError) as info:
@@ -582,7 +583,7 @@ def test_real_views_and_deltas_of_a_game_pass_the_codec() -> None:
             now = view(state, viewer)
             messages: list[m.ServerMessage] = [
                 m.Welcome(
-                    protocol=m.PROTOCOL, server="test", features=m.FEATURES_V1, limits=limits,
+                    protocol=m.PROTOCOL, server="test", features=m.FEATURES, limits=limits,
                     session=who, resumed=False, table="t-codec", epoch=0, version=version,
                     view=now, seat=0 if who == "seat" else None,
                 )

@@ -35,7 +35,9 @@ class Viewer:
         self.outbox.close(code, reason, drop=drop)
 
 
-def welcome(epoch: int, version: int, view: dict[str, Any] | None, resumed: bool) -> m.Welcome:
+def welcome(
+    epoch: int, version: int, view: dict[str, Any] | None, resumed: bool, log: Any = None
+) -> m.Welcome:
     return m.Welcome(
         protocol=m.PROTOCOL,
         server="test",
@@ -46,6 +48,7 @@ def welcome(epoch: int, version: int, view: dict[str, Any] | None, resumed: bool
         epoch=epoch,
         version=version,
         view=view,
+        log=log,
     )
 
 

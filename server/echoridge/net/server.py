@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import http
 import json
 import os
 import re
 import sys
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -56,7 +58,7 @@ def select_subprotocol(
     for name in offered:
         if name in m.SUBPROTOCOLS:
             return name
-    raise NegotiationError("offer echoridge.v1.msgpack or echoridge.v1.json")
+    raise NegotiationError("offer echoridge.v2.msgpack or echoridge.v2.json")
 
 
 class GameServer:
@@ -129,6 +131,10 @@ class GameServer:
             return self.gate.admit(connection, request)
         if path.startswith("/api/spectators/"):
             return self._spectators(connection, path.removeprefix("/api/spectators/"))
+        if path == LOG_TEXT_PATH:  # the log's wording, shared with the terminal client
+            response = _respond(connection, log_text(), "application/json")
+            response.headers["Cache-Control"] = "no-cache"
+            return response
         if self.web.root is None and path == "/":
             return _page(connection)
         file = self.web.resolve(path)
@@ -193,6 +199,15 @@ class StaticFiles:
         return file if file.is_file() else None
 
 
+LOG_TEXT_PATH = "/logtext.en.json"
+
+
+@functools.cache
+def log_text() -> bytes:
+    """How the clients word the log (echoridge_client/logtext.en.json): one copy for both."""
+    return resources.files("echoridge_client").joinpath("logtext.en.json").read_bytes()
+
+
 def find_web_root() -> Path | None:
     """Where ``clients/web`` is: ``$ECHORIDGE_WEB_DIR``; else beside the ``server`` folder this
     package was loaded from (a source checkout, or an editable install); else
@@ -246,8 +261,8 @@ def _not_found(connection: ServerConnection) -> Response:
 def _page(connection: ServerConnection) -> Response:
     body = (
         "Echo Ridge game server.\n"
-        "Connect a client to ws://HOST:PORT/ws with the subprotocol echoridge.v1.msgpack or "
-        "echoridge.v1.json (protocol/SPEC.md).\n"
+        "Connect a client to ws://HOST:PORT/ws with the subprotocol echoridge.v2.msgpack or "
+        "echoridge.v2.json (protocol/SPEC.md).\n"
         f"The browser client was not found: set {WEB_DIR_ENV} to the clients/web folder of a "
         "source checkout.\n"
     )

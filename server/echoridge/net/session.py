@@ -223,7 +223,7 @@ class Session:
             kind = hello.session_kind()
             if kind == "lobby":
                 self.kind = "lobby"
-                self._send(self._welcome(None, None, None, False))
+                self._send(self._welcome(None, None, None, False, None))
             else:
                 await self._open_table_session(hello, kind)
         except ProtocolError as exc:
@@ -262,12 +262,17 @@ class Session:
             self,
             key,
             hello.resume,
-            lambda epoch, version, view, resumed: self._welcome(epoch, version, view, resumed),
+            self._welcome,
             self.credential,
         )
 
     def _welcome(
-        self, epoch: int | None, version: int | None, view: dict[str, Any] | None, resumed: bool
+        self,
+        epoch: int | None,
+        version: int | None,
+        view: dict[str, Any] | None,
+        resumed: bool,
+        log: tuple[dict[str, Any], ...] | None,
     ) -> m.Welcome:
         return m.Welcome(
             protocol=m.PROTOCOL,
@@ -280,6 +285,7 @@ class Session:
             epoch=epoch,
             version=version,
             view=view,
+            log=log,
             resumed=resumed,
         )
 
@@ -351,8 +357,10 @@ class Session:
         match message:
             case m.SendCommand():
                 await self._command(message)
-            case m.ListTables(id=rid):
+            case m.ListTables(id=rid, table=None):
                 self._send(m.Tables(id=rid, tables=tuple(await self.node.lobby.list())))
+            case m.ListTables(id=rid, table=table):
+                self._send(m.Tables(id=rid, tables=(await self.node.lobby.one(table),)))
             case m.CreateTable(id=rid):
                 settings = Settings(
                     message.seats, message.public, message.spectators, message.spectator_delay
@@ -378,6 +386,8 @@ class Session:
             case m.GetTranscript(id=rid, table=table):
                 transcript = await self.node.transcript(table)
                 self._send(m.Transcript(id=rid, table=table, transcript=transcript))
+            case m.Ping(id=rid):
+                self._send(m.Pong(id=rid))
             case m.ClientBye():
                 self.close(1000, "bye")
             case m.Hello():

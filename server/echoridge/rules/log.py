@@ -86,9 +86,15 @@ def _plain(event: ev.Event, drop: tuple[str, ...] = ()) -> Entry:
     belong to proofs, which travel in the view)."""
     out: Entry = {"kind": tag_of(event)}
     for name, value in to_plain(event).items():
-        if name != "type" and name not in drop and not isinstance(value, bytes):
+        if name != "type" and name not in drop and not _has_bytes(value):
             out[name] = value
     return out
+
+
+def _has_bytes(value: Any) -> bool:
+    if isinstance(value, bytes):
+        return True
+    return isinstance(value, list) and any(_has_bytes(v) for v in value)
 
 
 def _private(whole: Entry, others: Entry | None, *seats: int) -> Told:

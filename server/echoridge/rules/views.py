@@ -2,7 +2,8 @@
 
 This is the only way state leaves the engine.  A ``Seat`` sees the public table plus its own
 secrets, decision and legal actions (under ``you``); a ``Spectator`` sees the public table; and
-``Everyone`` (only once the game is over) sees every secret as well.
+``Everyone`` (only once the game is over) sees every secret as well.  Once the game is over,
+every viewer's view holds every secret (``secrets`` and the city's values): seats keep ``you``.
 """
 
 from __future__ import annotations
@@ -122,7 +123,8 @@ def view(state: State, viewer: Viewer, cache: ViewCache | None = None) -> dict[s
     if cache is None:
         cache = ViewCache()
     me = viewer.seat if isinstance(viewer, Seat) else None
-    everyone = isinstance(viewer, Everyone)
+    # Once the game is over every viewer sees every secret (rules.md §12, SPEC.md §9.4).
+    everyone = isinstance(viewer, Everyone) or state.status is Status.OVER
     known = state.players[me].known_tokens if me is not None else frozenset()
     public = cache.public(state)
     city = public["city"]
@@ -431,7 +433,9 @@ def _secrets(state: State) -> dict[str, Any]:
         for label, value in setup_items(state.tokens, state.murderer, state.deck_order)
     }
     return {
-        "proofs": [_proof(label, values[label], salt) for label, salt in state.salts],
+        "proofs": [
+            _proof(label, values[label], salt) for label, salt in state.salts if label in values
+        ],
         "suspect_deck": list(state.suspect_deck),
         "suspects_out": list(state.suspects_out),
         "event_deck": list(state.event_deck),

@@ -1,4 +1,5 @@
-"""Tables' metadata and secrets, and the lobby's index of open public tables.
+"""Tables' metadata and secrets, and the lobby's index of public tables (open ones, and those
+playing that spectators may watch).
 
 Metadata (status, settings, seats) and secrets (server seed, seat token hashes) are hashes of
 their own, next to the log and never in it.  The lobby index is a sorted set outside any table's
@@ -120,7 +121,8 @@ class Directory:
             await self.redis.hset(keys.secrets(table), name, value)
 
     async def open_tables(self, limit: int = 100) -> list[tuple[str, dict[str, str]]]:
-        """Up to ``limit`` open public tables, oldest first, each checked against its metadata
+        """Up to ``limit`` listed tables (public and open, or public, playing and open to
+        spectators), oldest first, each checked against its metadata
         (stale index entries are dropped on the way and do not count)."""
         out: list[tuple[str, dict[str, str]]] = []
         start = 0
@@ -173,7 +175,10 @@ class Directory:
 
 
 def _listed(meta: Mapping[str, str]) -> bool:
-    return meta.get("status") == OPEN and meta.get("public") == "1"
+    if meta.get("public") != "1":
+        return False
+    status = meta.get("status")
+    return status == OPEN or (status == "playing" and meta.get("spectators") == "1")
 
 
 def _text(value: object) -> str:

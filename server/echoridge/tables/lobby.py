@@ -1,8 +1,9 @@
 """The lobby: creating, listing, joining and leaving tables, and seat tokens.
 
 A table's metadata (store ``meta``): ``status`` (open → playing → over, or damaged), ``seats``,
-``taken``, ``public``, ``spectators``, ``spectator_delay``, ``epoch``, ``created``, and per seat
-``name:N`` and ``cseed:N`` (the client seed, hex: public, it goes into the transcript).  Its
+``taken``, ``public``, ``spectators``, ``spectator_delay``, ``epoch``, ``created``, ``commit``
+(SHA-256 of the server seed, hex), and per seat ``name:N``, ``bot:N`` (a seat the server plays)
+and ``cseed:N`` (the client seed, hex: public, it goes into the transcript).  Its
 secrets: ``server_seed`` and ``token:N`` (a hash of the seat's token).
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 import secrets as random_ids
 from dataclasses import dataclass
+from typing import cast
 
 from echoridge.store import Storage, TableNotFound
 from echoridge.tables.errors import TableError
@@ -19,6 +21,7 @@ from echoridge_protocol import messages as m
 from echoridge_protocol.fairness import server_seed_commit
 
 MAX_SPECTATOR_DELAY = 100
+_STATUS: dict[str, m.TableStatus] = {"open": "waiting", "playing": "playing", "over": "over"}
 
 _REFUSALS = {
     "missing": "table/not_found",
@@ -74,6 +77,7 @@ class Lobby:
                 "spectators": _flag(settings.spectators),
                 "spectator_delay": str(settings.spectator_delay),
                 "epoch": "1",
+                "commit": server_seed_commit(server_seed).hex(),
             },
             {"server_seed": server_seed},
         )
@@ -86,12 +90,27 @@ class Lobby:
             raise TableError("table/not_found") from None
 
     async def list(self, limit: int = 100) -> list[m.TableInfo]:
-        """Public tables waiting for players, oldest first."""
+        """Public tables waiting for players, and those playing that may be watched; oldest
+        first."""
         out = []
         for table, meta in await self.directory.open_tables(limit):
-            if int(meta["taken"]) < int(meta["seats"]):
-                out.append(info(table, meta))
+            if meta["status"] == "open" and int(meta["taken"]) >= int(meta["seats"]):
+                continue  # full, about to start
+            out.append(await self._info(table, meta))
         return out
+
+    async def _info(self, table: str, meta: dict[str, str]) -> m.TableInfo:
+        if "commit" not in meta:  # a table created before its commitment was kept in meta
+            seed = await self.directory.secret(table, "server_seed")
+            meta["commit"] = server_seed_commit(seed or b"").hex()
+        return info(table, meta)
+
+    async def one(self, table: str) -> m.TableInfo:
+        """One table's listing entry, public or not (table/not_found if there is none)."""
+        meta = await self.meta(table)
+        if meta["status"] == "damaged":
+            raise TableError("table/damaged")
+        return await self._info(table, meta)
 
     async def join(
         self, table: str, name: str, client_seed: bytes, bot: str = ""
@@ -150,12 +169,20 @@ class Lobby:
 
 
 def info(table: str, meta: dict[str, str]) -> m.TableInfo:
+    seats = int(meta["seats"])
     return m.TableInfo(
         table=table,
-        seats=int(meta["seats"]),
+        status=_STATUS[meta["status"]],
+        seats=seats,
         taken=int(meta["taken"]),
+        players=tuple(
+            m.SeatInfo(i, meta[f"name:{i}"], cast(m.BotKind, meta.get(f"bot:{i}")) or None)
+            for i in range(seats)
+            if f"name:{i}" in meta
+        ),
         public=meta["public"] == "1",
         spectators=meta["spectators"] == "1",
         spectator_delay=int(meta["spectator_delay"]),
         created=int(meta["created"]),
+        server_seed_commit=bytes.fromhex(meta["commit"]),
     )

@@ -22,6 +22,7 @@ from typing import Any
 from echoridge.rules import RuleViolation, State, Status, ViewCache, decide, evolve
 from echoridge.rules.commands import ApplyDefault, Command, StartGame
 from echoridge.rules.events import Event
+from echoridge.rules.log import Told, told
 from echoridge.rules.rng import Rng
 from echoridge.rules.serial import load
 from echoridge.store import (
@@ -79,6 +80,7 @@ class TableRunner(Viewers, ServerMoves):
         self.credentials: dict[Sink, str] = {}  # seat session -> the token hash it presented
         self._seat_check: asyncio.TimerHandle | None = None
         self.history: deque[tuple[int, State]] = deque(maxlen=HISTORY)
+        self.told: list[tuple[Told, ...]] = [()]  # per version: what each audience is told
         self.groups: dict[int, Group] = {}
         # Views made through a cache share unchanged subtrees with the ones before, so diffs
         # skip them; delayed spectators walk an older sequence of states, so they get their own.
@@ -120,13 +122,15 @@ class TableRunner(Viewers, ServerMoves):
         state = State()
         self.history.clear()
         self.history.append((0, state))
+        said: list[tuple[Told, ...]] = [()]
         head = genesis(self.table)
         for entry in await self.log.load(self.table):
             for e in entry.events:
                 state = evolve(state, e)
             head = entry.head
             self.history.append((head.version, state))
-        self.state, self.head = state, head
+            said.append(told(state, entry.command, entry.events))
+        self.state, self.head, self.told = state, head, said
 
 
     async def ensure_started(self) -> None:
@@ -136,7 +140,12 @@ class TableRunner(Viewers, ServerMoves):
             await self._load_game()
             if self.version > 0:
                 return
-            command = StartGame(int(self.meta["seats"]))
+            seats = range(int(self.meta["seats"]))
+            command = StartGame(
+                len(seats),
+                tuple(self.meta.get(f"name:{i}", "") for i in seats),
+                tuple(self.meta.get(f"bot:{i}", "") for i in seats),
+            )
             assert self.rng is not None
             events = decide(self.state, command, self.rng)
             await self._append(None, "start", command, events)
@@ -182,14 +191,17 @@ class TableRunner(Viewers, ServerMoves):
             for missing in await self.log.load(self.table, self.head):
                 await self._apply(missing)
             return
-        self._advance(entry.events, entry.head)
+        self._advance(entry.command, entry.events, entry.head)
 
-    def _advance(self, events: tuple[Event, ...] | list[Event], head: Head) -> None:
+    def _advance(
+        self, command: Command, events: tuple[Event, ...] | list[Event], head: Head
+    ) -> None:
         state = self.state
         for e in events:
             state = evolve(state, e)
         self.state, self.head = state, head
         self.history.append((head.version, state))
+        self.told.append(told(state, command, events))
         self._fan_out()
         self._arm_timer()
         self._wake_bots()
@@ -286,7 +298,7 @@ class TableRunner(Viewers, ServerMoves):
         )
         self.node.observe_append(result, time.perf_counter() - started)
         if isinstance(result, Appended):
-            self._advance(events, result.head)
+            self._advance(command, events, result.head)
             return Outcome("accepted", result.head.version)
         if isinstance(result, Duplicate):
             return Outcome("duplicate", result.entry.version)

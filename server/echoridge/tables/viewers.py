@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from echoridge.rules import SPECTATOR, Seat, State, Status, ViewCache, view
+from echoridge.rules import EVERYONE, SPECTATOR, Seat, State, Status, ViewCache, Viewer, view
+from echoridge.rules.log import Entry, Told, entries_for
 from echoridge.store import StoreError
 from echoridge.tables.errors import TableError
 from echoridge_protocol import codec, diff
@@ -31,7 +32,9 @@ SEAT_CHECK_SECONDS = 2.0  # before the start: how often seat sessions' tokens ar
 SPECTATORS = -1  # the viewer key of the spectators (seats are 0..3)
 
 Frame = bytes | str
-MakeWelcome = Callable[[int, int, dict[str, Any] | None, bool], m.Welcome]
+MakeWelcome = Callable[
+    [int, int, dict[str, Any] | None, bool, tuple[Entry, ...] | None], m.Welcome
+]
 
 
 class Sink(Protocol):
@@ -59,6 +62,16 @@ def viewer_view(state: State, key: int, cache: ViewCache | None = None) -> dict[
     return view(state, Seat(key), cache)
 
 
+def log_viewer(state: State, key: int) -> Viewer:
+    """Whom the log entries of the version that made ``state`` are for: once the game is over,
+    everyone sees everything (the last version's accusations and every entry of a welcome)."""
+    if state.status is Status.OVER:
+        return EVERYONE
+    if state.status is Status.NEW or key == SPECTATORS:
+        return SPECTATOR
+    return Seat(key)
+
+
 class Viewers:
     """The viewer side of ``TableRunner`` (runner.py), which holds the state it reads."""
 
@@ -70,6 +83,7 @@ class Viewers:
     state: State
     meta: dict[str, str]
     history: deque[tuple[int, State]]
+    told: list[tuple[Told, ...]]
     groups: dict[int, Group]
     views: ViewCache
     delayed_views: ViewCache
@@ -120,10 +134,31 @@ class Viewers:
                     break
                 self._step(key, group, group.version + 1, state)
 
+    def _entries(self, key: int, version: int, state: State) -> tuple[Entry, ...] | None:
+        """A delta's log: the entries of ``version`` (which made ``state``) for this viewer."""
+        return tuple(entries_for(self.told[version], log_viewer(state, key))) or None
+
+    def _log(self, key: int, version: int) -> tuple[Entry, ...]:
+        """A welcome's log: every entry up to ``version`` as this viewer may know them (all of
+        them, whole, once the game is over)."""
+        state = self._state_at(version)
+        viewer = log_viewer(state, key) if state is not None else SPECTATOR
+        if viewer is EVERYONE:
+            every = (t for said in self.told[: version + 1] for t in said)
+            return tuple(entries_for(every, viewer))
+        out: list[Entry] = []
+        for said in self.told[1 : version + 1]:
+            out.extend(entries_for(said, viewer))
+        return tuple(out)
+
     def _step(self, key: int, group: Group, version: int, state: State) -> None:
         new = viewer_view(state, key, self._views(key))
         delta = m.Delta(
-            table=self.table, epoch=self.epoch, version=version, ops=diff(group.view, new)
+            table=self.table,
+            epoch=self.epoch,
+            version=version,
+            ops=diff(group.view, new),
+            log=self._entries(key, version, state),
         )
         frames: dict[str, Frame] = {}
         for sink in list(group.sinks):
@@ -171,18 +206,17 @@ class Viewers:
             if resume is not None and resumed:
                 before = viewer_view(self._state_at(resume.version), key)  # type: ignore[arg-type]
                 for v in range(resume.version + 1, group.version + 1):
-                    after = viewer_view(self._state_at(v), key)  # type: ignore[arg-type]
-                    backlog.append(m.Delta(self.table, self.epoch, v, diff(before, after)))
+                    state = self._state_at(v)
+                    assert state is not None
+                    after = viewer_view(state, key)
+                    log = self._entries(key, v, state)
+                    backlog.append(m.Delta(self.table, self.epoch, v, diff(before, after), log))
                     before = after
-                sink.deliver(
-                    codec.encode(welcome(self.epoch, resume.version, None, True), sink.subprotocol)
-                )
+                hello = welcome(self.epoch, resume.version, None, True, None)
             else:
-                sink.deliver(
-                    codec.encode(
-                        welcome(self.epoch, group.version, group.view, False), sink.subprotocol
-                    )
-                )
+                log = self._log(key, group.version)
+                hello = welcome(self.epoch, group.version, group.view, False, log)
+            sink.deliver(codec.encode(hello, sink.subprotocol))
             for delta in backlog:
                 sink.deliver(codec.encode(delta, sink.subprotocol))
             group.sinks.add(sink)
