@@ -1,4 +1,4 @@
-"""One websocket connection to an Echo Ridge server, speaking protocol v1 (protocol/SPEC.md).
+"""One websocket connection to an Echo Ridge server, speaking protocol v2 (protocol/SPEC.md).
 
 A reader task decodes every frame; replies are matched to requests by ``id``; everything else
 (welcome, deltas, errors without an id, bye) goes to ``on_message``.  Connections are cheap:

@@ -1,8 +1,8 @@
-// One websocket speaking echoridge.v1.json (SPEC.md §2): a JSON text frame per message,
+// One websocket speaking echoridge.v2.json (SPEC.md §2): a JSON text frame per message,
 // requests matched to replies by id (§4), and the lobby client built on it.
 
-export const SUBPROTOCOL = "echoridge.v1.json";
-export const PROTOCOL = "echoridge.v1";
+export const SUBPROTOCOL = "echoridge.v2.json";
+export const PROTOCOL = "echoridge.v2";
 export const CLIENT = "echoridge-web/0.1.0";
 export const REPLY_SECONDS = 15;
 const LOBBY_RETRY_SECONDS = 120;
