@@ -323,7 +323,7 @@ def _player(state: State, seat: int) -> dict[str, Any]:
         "holding": p.holding.value if p.holding else None,
         "informants": list(p.informants),
         "witnesses": list(p.witnesses),
-        "search": [bool(t.value) for t in mat if t.kind is ClueKind.SEARCH],
+        "search": [t.value for t in mat if t.kind is ClueKind.SEARCH],  # 1 success, 0 failure
         "stakeout": [t.value for t in mat if t.kind is ClueKind.STAKEOUT],
         "holding_tokens": [c.value for c in p.holding_tokens],
         "evidence": [e.value for e, s in state.solved if s == seat],
