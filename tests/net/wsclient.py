@@ -259,6 +259,8 @@ class Client:
             self.record_frames(log)
         self._pending: deque[m.ServerMessage] = deque()
         self._ids = itertools.count(1)
+        self.presence: m.Presence | None = None
+        self.presences: list[m.Presence] = []
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -324,16 +326,23 @@ class Client:
         return message
 
     async def _read(self) -> m.ServerMessage:
-        frame = await self.ws.recv()
-        for log in self._logs:
-            log.append(frame)
-        mirror = self.mirror
-        if mirror is not None and all(mirror.frames is not log for log in self._logs):
-            mirror.frames.append(frame)
-        message = codec.decode_server(frame, self.subprotocol)
-        if isinstance(message, m.Delta) and mirror is not None:
-            mirror.apply(message)
-        return message
+        """The next message but ``presence``, which is only kept (``self.presence``, the
+        latest; ``self.presences``, all): it comes whenever someone connects or leaves."""
+        while True:
+            frame = await self.ws.recv()
+            for log in self._logs:
+                log.append(frame)
+            mirror = self.mirror
+            if mirror is not None and all(mirror.frames is not log for log in self._logs):
+                mirror.frames.append(frame)
+            message = codec.decode_server(frame, self.subprotocol)
+            if isinstance(message, m.Presence):
+                self.presence = message
+                self.presences.append(message)
+                continue
+            if isinstance(message, m.Delta) and mirror is not None:
+                mirror.apply(message)
+            return message
 
     async def request(
         self, message: m.ClientMessage, timeout: float = DEFAULT_TIMEOUT

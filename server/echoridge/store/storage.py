@@ -8,6 +8,7 @@ from echoridge.store.connection import Redis, Scripts, check_settings, client, r
 from echoridge.store.directory import Directory
 from echoridge.store.follow import Follower
 from echoridge.store.log import EventStore
+from echoridge.store.presence import PresenceStore
 
 
 class Storage:
@@ -18,6 +19,7 @@ class Storage:
         self.log = EventStore(redis, self.scripts)
         self.directory = Directory(redis, self.scripts)
         self.follower = Follower(self.log, reader)
+        self.presence = PresenceStore(redis)
 
     @classmethod
     async def open(cls, url: str, check: bool = True) -> Storage:

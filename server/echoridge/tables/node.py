@@ -8,6 +8,7 @@ of one table stay in step through the log.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from typing import Any
 
 from echoridge.logs import get_logger
@@ -28,6 +29,7 @@ log = get_logger("echoridge.tables")
 class Node:
     def __init__(self, storage: Storage, metrics: Any = None, decision_seconds: float = 0) -> None:
         self.storage = storage
+        self.id = secrets.token_hex(6)  # names this process in shared state (presence)
         self.decision_seconds = decision_seconds  # 0: decisions never time out
         self.bot_delay = 0.0  # seconds a server-side bot waits before it moves
         self.lobby = Lobby(storage)

@@ -37,6 +37,7 @@ from echoridge.store import (
     genesis,
 )
 from echoridge.tables.errors import TableError
+from echoridge.tables.presence import TablePresence
 from echoridge.tables.servermoves import ServerMoves
 from echoridge.tables.viewers import (
     HISTORY,
@@ -79,6 +80,7 @@ class TableRunner(Viewers, ServerMoves):
         self.tokens: dict[int, str] | None = None  # seat -> token hash, once started
         self.credentials: dict[Sink, str] = {}  # seat session -> the token hash it presented
         self._seat_check: asyncio.TimerHandle | None = None
+        self.presence: TablePresence | None = None  # once open
         self.history: deque[tuple[int, State]] = deque(maxlen=HISTORY)
         self.told: list[tuple[Told, ...]] = [()]  # per version: what each audience is told
         self.groups: dict[int, Group] = {}
@@ -102,6 +104,9 @@ class TableRunner(Viewers, ServerMoves):
         if self.meta["status"] == "damaged":
             raise TableError("table/damaged")
         self.epoch = int(self.meta.get("epoch", "1"))
+        self.presence = TablePresence(
+            self.table, self.node.id, self.node.storage.presence, int(self.meta["seats"])
+        )
         self.bots = self._bots()
         await self._rebuild()
         if self.meta["status"] in ("playing", "over"):
@@ -116,6 +121,8 @@ class TableRunner(Viewers, ServerMoves):
                 handle.cancel()
         if self._follow_task is not None:
             await cancel_and_wait(self._follow_task)
+        if self.presence is not None:
+            await self.presence.close()
 
     async def _rebuild(self) -> None:
         """Fold the whole log (verifying its chain), keeping the last states for resumes."""

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from collections import deque
 
     from echoridge.tables.lobby import Lobby
+    from echoridge.tables.presence import TablePresence
 
 HISTORY = 160  # states kept for resuming sessions (≥ the largest spectator delay + margin)
 SEAT_CHECK_SECONDS = 2.0  # before the start: how often seat sessions' tokens are checked
@@ -89,6 +90,7 @@ class Viewers:
     delayed_views: ViewCache
     tokens: dict[int, str] | None
     credentials: dict[Sink, str]
+    presence: TablePresence | None
     _seat_check: asyncio.TimerHandle | None
 
     if TYPE_CHECKING:
@@ -101,6 +103,8 @@ class Viewers:
             for sink in group.sinks:
                 sink.close(code, reason, drop=True)
         self.groups.clear()
+        if self.presence is not None:
+            self.presence.changed(self.groups)
 
     # --- viewers ------------------------------------------------------------------------------
 
@@ -220,11 +224,16 @@ class Viewers:
             for delta in backlog:
                 sink.deliver(codec.encode(delta, sink.subprotocol))
             group.sinks.add(sink)
+            if self.presence is not None:
+                self.presence.greet(sink)
+                self.presence.changed(self.groups)
 
     def detach(self, sink: Sink) -> None:
         for group in self.groups.values():
             group.sinks.discard(sink)
         self.credentials.pop(sink, None)
+        if self.presence is not None:
+            self.presence.changed(self.groups)
 
     # --- seats given up ---------------------------------------------------------------------------
 
