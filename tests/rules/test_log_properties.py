@@ -12,11 +12,20 @@ from typing import Any
 
 from hypothesis import given
 
-from echoridge.rules import SPECTATOR, Seat, Status
+from echoridge.rules import SPECTATOR, Seat, State, Status, evolve, view
 from echoridge.rules import events as ev
-from echoridge.rules.data import FORCE_DECK, SUSPECT_IDS
+from echoridge.rules.data import EVIDENCE_ORDER, FORCE_DECK, SUSPECT_IDS
 from echoridge.rules.log import entries_for, told
-from tests.rules.test_properties import game_params, perturb_secrets, play_game, props
+from echoridge_protocol import codec, diff
+from echoridge_protocol import messages as m
+from tests.rules.test_properties import (
+    _trait_key,
+    game_params,
+    knows_trait,
+    perturb_secrets,
+    play_game,
+    props,
+)
 
 
 def scramble(event: ev.Event, viewer: int | None, r: random.Random) -> ev.Event:
@@ -81,3 +90,86 @@ def test_other_seats_secrets_never_change_a_log_entry(params: tuple[Any, ...]) -
     if game.players > 1:
         private = ("SuspectDrawn", "SuspectSeen", "ForceGained")
         assert sum(scrambled[k] for k in private) > 0, scrambled
+
+
+# --- whole streams --------------------------------------------------------------------------------
+
+
+def relabel_game(events: list[ev.Event], viewer: int | None, final: State, r: random.Random) -> (
+    list[ev.Event]
+):
+    """The same game with the Suspect cards ``viewer`` never holds, sees or is shown relabelled
+    everywhere (the murderer among the suspects that share every trait the viewer comes to
+    know), and other seats' accusations changed: a game that differs only in what the viewer
+    may not know.  Commitments are kept as they are (they are opaque to the viewer)."""
+    me = final.players[viewer] if viewer is not None else None
+    protected = set(me.suspects) | set(me.seen) | {c for _, c in me.shown} if me else set()
+    known = [e for e in EVIDENCE_ORDER if me and knows_trait(final, me.seat, e)]
+    free = [s for s in SUSPECT_IDS if s not in protected]
+    murderer = final.murderer
+    same = [s for s in free if _trait_key(s, known) == _trait_key(murderer, known)]
+    images = free[:]
+    r.shuffle(images)
+    pi = dict(zip(free, images, strict=True))
+    target = r.choice(same)
+    source = next(k for k, v in pi.items() if v == target)
+    pi[source], pi[murderer] = pi[murderer], target
+
+    def rel(card: str | None) -> str | None:
+        return None if card is None else pi.get(card, card)
+
+    out: list[ev.Event] = []
+    for e in events:
+        match e:
+            case ev.GameStarted():
+                e = replace(e, murderer=rel(e.murderer),
+                            suspect_deck=tuple(map(rel, e.suspect_deck)))  # type: ignore[arg-type]  # fmt: skip
+            case ev.SuspectDrawn() | ev.SuspectSeen() | ev.SuspectRemoved():
+                e = replace(e, card=rel(e.card))
+            case ev.SlotsDealt():
+                e = replace(e, slots=tuple(map(rel, e.slots)))  # type: ignore[arg-type]
+            case ev.Accused(seat=seat) if seat != viewer:
+                e = replace(e, suspect=r.choice([*SUSPECT_IDS, None]))
+        out.append(e)
+    return out
+
+
+def stream(events: list[ev.Event], steps: list[int], viewer: int | None) -> list[bytes]:
+    """What the server sends ``viewer``, version by version until the game is over: each
+    version's delta (ops and log entries), encoded."""
+    who = SPECTATOR if viewer is None else Seat(viewer)
+    state, out, at = State(), [], 0
+    before = view(state, SPECTATOR)
+    for version, (command, count) in enumerate(steps, start=1):
+        chunk = events[at : at + count]
+        at += count
+        for e in chunk:
+            state = evolve(state, e)
+        if state.status is Status.OVER:
+            break
+        after = view(state, who)
+        log = tuple(entries_for(told(state, command, chunk), who)) or None
+        out.append(codec.encode_msgpack(m.Delta("t", 1, version, diff(before, after), log)))
+        before = after
+    return out
+
+
+@props(10)
+@given(game_params)
+def test_games_that_differ_only_in_unseen_secrets_send_identical_streams(
+    params: tuple[Any, ...],
+) -> None:
+    """Non-interference over whole streams: every frame a viewer would be sent (views as
+    deltas, and the log) is byte-identical in two games that differ only in what that viewer
+    may not know."""
+    game = play_game(*params)
+    r = random.Random(game.choices)
+    events = game.events
+    steps = [(s.command, len(s.events)) for s in game.steps]
+    last = [s.after for s in game.steps if s.after.status is not Status.OVER][-1]
+    differs = 0
+    for viewer in (None, *range(game.players)):
+        other = relabel_game(events, viewer, last, r)
+        differs += other != events
+        assert stream(other, steps, viewer) == stream(events, steps, viewer), game.repro()
+    assert differs > 0  # the relabelling changes the games, so the test can fail
