@@ -23,6 +23,7 @@ from echoridge_protocol import codec
 from tests.e2e.conftest import ServerProcess
 from tests.e2e.test_game import frames_before_the_end, leaks
 from tests.web.conftest import SERVER_OPTIONS, base_url
+from tests.web.logwords import logtext, results, seat_name, wait_panel
 from tests.web.pilot import ACTIONS, JSON, Person, command_key, play_turn
 
 GAME_SECONDS = 150
@@ -67,6 +68,44 @@ def assert_page_shows(person: Person) -> dict[str, Any]:
             tracker = page.locator(f'.track [data-tracker="{seat}"]')
             assert tracker.get_attribute("data-at") == str(stack["space"])
     return view
+
+
+def sent_and_results(person: Person) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Every command the person's seat sessions sent, with its result."""
+    sent = [f for s in person.table_sockets() for f in list(s.sent)]
+    received = [f for s in person.table_sockets() for f in list(s.received)]
+    return results(sent, received)
+
+
+def assert_logs_show(players: list[Person], viewers: list[Person], checked: set[int]) -> None:
+    """Every viewer's log panel shows, for the version of each command a player sent, that
+    version's entries in the shared wording; the sender's shows the command's result: who,
+    the action, and for a risk the risk, the die and success or failure."""
+    words = logtext()["values"]["action"]
+    for player in players:
+        for cmd, result in sent_and_results(player):
+            if result["outcome"] != "accepted" or result["version"] in checked:
+                continue
+            version = result["version"]
+            checked.add(version)
+            for viewer in viewers:
+                lines = wait_panel(viewer, version)
+                view = viewer.synced_mirror().view or {}
+                seat = (player.synced_mirror().view or {})["you"]["seat"]
+                name = seat_name(view["players"], seat)
+                kind = cmd["type"]
+                text = " | ".join(lines)
+                if kind in words or kind in ("drive", "rest_case", "accuse", "learn_trait"):
+                    assert any(line.startswith(name) for line in lines), (kind, text)
+                if kind == "call_for_backup":
+                    assert f"called for backup: risk {cmd['risk']}, die " in text, text
+                    assert ": success" in text or ": failure" in text, text
+                elif kind == "stakeout":
+                    assert "stakeout on" in text and f"risk {cmd['risk']}: " in text, text
+                elif kind == "drive":
+                    assert f"{name} drove " in text, text
+                elif kind in words:
+                    assert f"{name}: {words[kind]}, " in text, text
 
 
 def game_frames(person: Person, kind: str) -> list[str]:
@@ -118,6 +157,7 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
     deadline = time.monotonic() + GAME_SECONDS
     reloaded = shot = False
     commands = 0
+    logged: set[int] = set()
     while not all(p.state == "over" for p in (ann, bob)):
         assert time.monotonic() < deadline, "the game took too long"
         acted = False
@@ -132,6 +172,7 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
                 continue
             acted = True
             commands += 1
+            assert_logs_show([ann, bob], [ann, bob, cleo], logged)
             if cmd["type"] == "drive":
                 drove[person.name] = True
                 end = cmd["path"][-1]
@@ -216,6 +257,7 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
     # and each friend's page saw its own secrets only
     for person, seat in ((ann, 0), (bob, 1)):
         allowed = set(secrets["hands"][seat]) | set(secrets["seen"][seat])
+        allowed.add(view["result"]["accusations"][seat])  # its own accusation, in its log
         messages = frames_before_the_end(game_frames(person, "seat"), JSON)
         assert not leaks(messages, allowed, False), person.name
 

@@ -5,6 +5,7 @@
 
 import { s } from "./dom.js";
 import { at, clueWords } from "./describe.js";
+import { seatName } from "./logtext.js";
 
 const W = 120;
 const H = 100;
@@ -69,13 +70,15 @@ function nameLines(name) {
   return [first, rest.length > 12 ? rest.slice(0, 11) + "…" : rest];
 }
 
+// What a block holds, in words; it starts with the name the block shows.
 function describeBlock(b, players, me) {
-  const parts = [`${at(b.block)} ${b.name || ""}`.trim()];
-  if (b.hq) parts.push("Police HQ");
+  const shown = b.hq ? "Police HQ" : String(b.name || "");
+  const parts = [`${shown} ${at(b.block)}`.trim()];
+  if (b.hq && b.name && b.name !== shown) parts.push(b.name);
   if (b.mobster) parts.push(`${b.mobster} mobster`);
   if (b.clue) parts.push(clueWords(b.clue) + (b.clue.value === null ? ", face down" : ""));
   if (b.events && b.events.length) parts.push(`event token of slot ${b.events.join(" and ")}`);
-  if (b.cars && b.cars.length) parts.push("cars: " + b.cars.map((c) => (c === me ? "yours" : `P${c + 1}`)).join(", "));
+  if (b.cars && b.cars.length) parts.push("cars: " + b.cars.map((c) => (c === me ? "yours" : `P${c + 1} ${seatName(players, c)}`)).join(", "));
   return parts.join("; ");
 }
 
@@ -126,7 +129,7 @@ export function renderBoard(view, { me = null, targets = new Map(), verifier = n
       "data-mobster": b.mobster || "",
     });
     const label = describeBlock(b, players, me);
-    g.append(s("title", {}, target ? `${target.label}. ${label}` : label));
+    g.append(s("title", {}, target ? `${label}. ${target.label}` : label));
     g.append(s("rect", { x: x + 2, y: y + 2, width: W - 4, height: H - 4, rx: 8, class: "cell" }));
     const [line1, line2] = nameLines(b.hq ? "Police HQ" : String(b.name || ""));
     g.append(s("text", { x: x + 8, y: y + 17, class: "block-name" }, line1));
@@ -146,7 +149,7 @@ export function renderBoard(view, { me = null, targets = new Map(), verifier = n
     if (target) {
       g.setAttribute("tabindex", "-1");
       g.setAttribute("role", "button");
-      g.setAttribute("aria-label", `${target.label}. ${label}`);
+      g.setAttribute("aria-label", `${label}. ${target.label}`);
       g.dataset.key = `block-${key}`;
       g.addEventListener("click", () => target.pick());
       g.addEventListener("keydown", (event) => {

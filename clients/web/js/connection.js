@@ -5,6 +5,16 @@ export const SUBPROTOCOL = "echoridge.v2.json";
 export const PROTOCOL = "echoridge.v2";
 export const CLIENT = "echoridge-web/0.1.0";
 export const REPLY_SECONDS = 15;
+// Keep-alive (SPEC.md §2.4): a browser cannot see websocket pings, so after QUIET seconds
+// without any frame from the server the page sends `ping`, and GRACE seconds more of silence
+// mean the connection is lost (closed as 1006, which reconnects with resume). Tests may set
+// window.echoridgeKeepAlive = {quiet, grace} before a connection opens.
+export const KEEP_ALIVE = { quiet: 20, grace: 10 };
+
+function keepAliveSeconds() {
+  const custom = typeof window !== "undefined" ? window.echoridgeKeepAlive : null;
+  return custom && typeof custom === "object" ? { ...KEEP_ALIVE, ...custom } : KEEP_ALIVE;
+}
 const LOBBY_RETRY_SECONDS = 120;
 
 export function serverUrl() {
@@ -64,6 +74,60 @@ export class Connection {
     this.closed = false;
     this.closeCode = null;
     this.bye = null; // the server's bye, if it sent one
+    this.liveness = null; // the keep-alive timer
+    this.pinged = false; // a ping is out, unanswered by any frame
+    this.lost = false; // given up on by the keep-alive
+  }
+
+  // Any frame from the server proves the connection alive: wait QUIET seconds again.
+  heard() {
+    if (this.closed) return;
+    clearTimeout(this.liveness);
+    this.pinged = false;
+    const { quiet } = keepAliveSeconds();
+    this.liveness = setTimeout(() => this.quiet(), quiet * 1000);
+  }
+
+  quiet() {
+    if (this.closed) return;
+    const { grace } = keepAliveSeconds();
+    if (this.pinged) {
+      this.loseNow("no frame from the server after a ping");
+      return;
+    }
+    this.pinged = true;
+    try {
+      this.send({ type: "ping", id: nextId("p") });
+    } catch {
+      // not open: the close event says so
+    }
+    this.liveness = setTimeout(() => this.quiet(), grace * 1000);
+  }
+
+  // The server went silent: do as for a dropped connection at once, without waiting for a
+  // closing handshake it will not answer.
+  loseNow(why) {
+    if (this.closed) return;
+    this.lost = true;
+    try {
+      this.ws.close(4000, why.slice(0, 100));
+    } catch {
+      // already closing
+    }
+    this.finish(1006, why);
+  }
+
+  finish(code, reason) {
+    if (this.closed) return;
+    this.closed = true;
+    this.closeCode = code;
+    clearTimeout(this.liveness);
+    for (const { reject: fail, timer } of this.pending.values()) {
+      clearTimeout(timer);
+      fail(new Lost());
+    }
+    this.pending.clear();
+    this.onClose(code, reason);
   }
 
   open() {
@@ -73,19 +137,22 @@ export class Connection {
       this.ws = ws;
       ws.addEventListener("open", () => {
         opened = true;
+        this.heard();
         resolve(this);
       });
-      ws.addEventListener("message", (event) => this.receive(event.data));
+      ws.addEventListener("message", (event) => {
+        if (this.closed) return;
+        this.heard();
+        this.receive(event.data);
+      });
       ws.addEventListener("close", (event) => {
-        this.closed = true;
-        this.closeCode = event.code;
-        for (const { reject: fail, timer } of this.pending.values()) {
-          clearTimeout(timer);
-          fail(new Lost());
+        if (!opened) {
+          this.closed = true;
+          this.closeCode = event.code;
+          reject(new Lost("could not connect"));
+          return;
         }
-        this.pending.clear();
-        if (!opened) reject(new Lost("could not connect"));
-        else this.onClose(event.code, event.reason);
+        this.finish(event.code, event.reason);
       });
     });
   }
@@ -100,6 +167,7 @@ export class Connection {
     }
     if (!message || typeof message !== "object") return;
     if (message.type === "bye") this.bye = message;
+    if (message.type === "pong") return; // the keep-alive's answer: heard() did its work
     const waiting = message.id !== undefined ? this.pending.get(message.id) : undefined;
     if (waiting) {
       this.pending.delete(message.id);
@@ -238,6 +306,14 @@ export class Lobby {
 
   async tables() {
     return (await this.request({ type: "list_tables" }, undefined, { retry: true })).tables;
+  }
+
+  // One table by id, whatever its status (its seats with names and bots).
+  async table(table) {
+    const tables = (await this.request({ type: "list_tables", table }, undefined, { retry: true })).tables || [];
+    const row = tables.find((t) => t.table === table);
+    if (!row) throw new Refused("table/not_found", "There is no such table.");
+    return row;
   }
 
   create(seats, { isPublic = true, spectators = true, delay = 0 } = {}) {

@@ -138,7 +138,7 @@ export function decisionBody(view, legal, ctx) {
   const title = DECISIONS[kind] || `Decide: ${kind}`;
   const parts = [h("h2", { id: "decision-title" }, title)];
   if (kind === "slot") {
-    parts.push(h("p", {}, `${who(decision.target, me)}'s cards were shuffled face down. Pick one; `,
+    parts.push(h("p", {}, `${who(decision.target, me, view.players)}'s cards were shuffled face down. Pick one; `,
       "each card's commitment is shown, and the card you get is checked against it."));
     parts.push(h("div", { class: "slots" }, legal.map((cmd) => {
       const digest = (decision.commitments || [])[cmd.slot - 1] || "";

@@ -5,10 +5,12 @@ import {
   ACTIONS, DECISIONS, EVENTS, SURCHARGE_ROW, SURCHARGE_TOKEN, candidates, capitalize,
   eventName, forceName, suspectName, suspectTrait,
 } from "./data.js";
+import { seatName } from "./logtext.js";
 
-export function who(seat, me) {
+// A seat in a sentence: "You" for the viewer's own, else the player's display name.
+export function who(seat, me, players = null) {
   if (seat === null || seat === undefined) return "nobody";
-  return seat === me ? "You" : `P${seat + 1}`;
+  return seat === me ? "You" : players ? seatName(players, seat) : `P${seat + 1}`;
 }
 
 export function at(block) {
@@ -161,16 +163,16 @@ export function describe(cmd, view) {
     case "gain_suspect": {
       if (cmd.look_at === null || cmd.look_at === undefined) return "Draw the top Suspect card";
       const n = players[cmd.look_at] ? players[cmd.look_at].suspects : "?";
-      return `Look at one of ${who(cmd.look_at, me)}'s ${n} Suspect cards`;
+      return `Look at one of ${who(cmd.look_at, me, players)}'s ${n} Suspect cards`;
     }
     case "interrogate": {
       if (cmd.target === null || cmd.target === undefined) return "Skip the Interrogate";
       const n = players[cmd.target] ? players[cmd.target].suspects : "?";
-      return `Interrogate ${who(cmd.target, me)} (${n} Suspect cards)`;
+      return `Interrogate ${who(cmd.target, me, players)} (${n} Suspect cards)`;
     }
     case "pick_slot": {
       const decision = (view.you && view.you.decision) || {};
-      return `Face-down card #${cmd.slot} of ${who(decision.target, me)}`;
+      return `Face-down card #${cmd.slot} of ${who(decision.target, me, players)}`;
     }
     case "discard_force":
       return `Discard ${forceName(cmd.card)}`;
@@ -228,7 +230,7 @@ export function prompt(view) {
   if (!you || typeof you !== "object") {
     const turn = view.turn;
     if (status === "accusing") return "Accusations are being made";
-    return turn ? `P${turn.seat + 1} is playing (${turn.time})` : "Spectating";
+    return turn ? `${seatName(view.players, turn.seat)} is playing (${turn.time})` : "Spectating";
   }
   const me = you.seat;
   if (you.decision) return DECISIONS[you.decision.kind] || `Decide: ${you.decision.kind}`;
@@ -239,9 +241,9 @@ export function prompt(view) {
       : `Your turn (${turn.time}): ${turn.phase === "w2" ? "take an action" : "play a Force card or proceed"}`;
   }
   const waiting = (view.decisions || []).filter((d) => d.seat !== me);
-  if (waiting.length) return `Waiting for ${who(waiting[0].seat, me)} to decide (${waiting[0].kind.replaceAll("_", " ")})`;
+  if (waiting.length) return `Waiting for ${who(waiting[0].seat, me, view.players)} to decide (${waiting[0].kind.replaceAll("_", " ")})`;
   if (status === "accusing") return "Waiting for the other accusations";
   if (view.turn && view.turn.seat === me) return "Your turn goes on…";
-  if (view.turn) return `Waiting for ${who(view.turn.seat, me)} to play`;
+  if (view.turn) return `Waiting for ${who(view.turn.seat, me, view.players)} to play`;
   return "Waiting";
 }

@@ -2,7 +2,7 @@
 // the tables this browser holds a seat at, joining or watching by link or id, and how to play.
 
 import { h, replace } from "./dom.js";
-import { joinTable } from "./table.js";
+import { joinTable } from "./entry.js";
 import * as store from "./store.js";
 
 const TABLE_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -69,7 +69,8 @@ export class LobbyPage {
       this.go(idInput.value, "table");
     });
 
-    this.list = h("div", { id: "tables", "aria-live": "polite" }, h("p", { class: "muted" }, "Loading…"));
+    this.list = h("div", { id: "tables" }, h("p", { class: "muted" }, "Loading…"));
+    this.listSignature = null;
     const mine = this.mine();
     replace(this.root,
       h("div", { class: "lobby" },
@@ -80,7 +81,7 @@ export class LobbyPage {
         h("div", { class: "lobby-grid" },
           create,
           h("section", { class: "card tables-card", "aria-labelledby": "open-title" },
-            h("h2", { id: "open-title" }, "Public tables waiting for players"),
+            h("h2", { id: "open-title" }, "Public tables"),
             this.list,
             h("button", { type: "button", id: "refresh", onclick: () => this.refresh() }, "Refresh")),
           mine,
@@ -120,29 +121,42 @@ export class LobbyPage {
         } }, "Forget")))));
   }
 
+  // Rewrites the list only when what it shows has changed (it is refreshed every few seconds).
+  show(signature, build) {
+    if (this.listSignature === signature) return;
+    this.listSignature = signature;
+    replace(this.list, build());
+  }
+
   async refresh() {
     if (document.hidden) return;
     let tables;
     try {
       tables = await this.lobby.tables();
     } catch (err) {
-      replace(this.list, h("p", { class: "error" }, `The server cannot be reached: ${err.message}`));
+      this.show(`error ${err.message}`, () => h("p", { class: "error" }, `The server cannot be reached: ${err.message}`));
       return;
     }
-    if (!tables.length) {
-      replace(this.list, h("p", { class: "muted" }, "No public table is waiting for players. Create one!"));
-      return;
-    }
-    replace(this.list, h("div", { class: "table-scroll" }, h("table", { class: "tables" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Table"), h("th", {}, "Seats"), h("th", {}, "Spectators"), h("th", {}, ""))),
-      h("tbody", {}, tables.map((t) => h("tr", { "data-table": t.table },
+    const waiting = tables.filter((t) => !t.status || t.status === "waiting");
+    const playing = tables.filter((t) => t.status === "playing");
+    this.show(JSON.stringify(tables), () => [
+      waiting.length ? this.tableList(waiting, true) : h("p", { class: "muted" }, "No public table is waiting for players. Create one!"),
+      playing.length ? [h("h3", {}, "Games being played"), this.tableList(playing, false)] : null,
+    ]);
+  }
+
+  tableList(tables, joinable) {
+    return h("div", { class: "table-scroll" }, h("table", { class: "tables" },
+      h("thead", {}, h("tr", {}, h("th", {}, "Table"), h("th", {}, "Players"), h("th", {}, "Seats"), h("th", {}, "Spectators"), h("th", {}, h("span", { class: "visually-hidden" }, "Actions")))),
+      h("tbody", {}, tables.map((t) => h("tr", { "data-table": t.table, "data-status": t.status || "waiting" },
         h("td", {}, h("span", { class: "table-id" }, t.table), h("br"),
           h("small", { class: "muted" }, `created ${new Date(t.created).toLocaleTimeString()}`)),
+        h("td", { class: "players" }, (t.players || []).map((p, i) => [i ? ", " : "", p.bot ? `${p.name} (bot)` : String(p.name)])),
         h("td", {}, `${t.taken} of ${t.seats}`),
         h("td", {}, t.spectators ? (t.spectator_delay ? `yes, ${t.spectator_delay} behind` : "yes") : "no"),
         h("td", { class: "row-actions" },
-          h("a", { href: `#/table/${t.table}`, class: "button-link", "data-key": `join-${t.table}` }, "Join"), " ",
-          t.spectators ? h("a", { href: `#/watch/${t.table}`, class: "button-link", "data-key": `watch-${t.table}` }, "Watch") : null)))))));
+          joinable ? h("a", { href: `#/table/${t.table}`, class: "button-link", "data-key": `join-${t.table}` }, "Join") : null, " ",
+          t.spectators ? h("a", { href: `#/watch/${t.table}`, class: "button-link", "data-key": `watch-${t.table}` }, "Watch") : null))))));
   }
 
   async create({ name, seats, isPublic, spectators, delay, bots }) {

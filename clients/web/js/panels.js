@@ -9,10 +9,24 @@ import {
 } from "./data.js";
 import { at, innocents, mySeat, who } from "./describe.js";
 import { h } from "./dom.js";
+import { seatName } from "./logtext.js";
 import { MOBSTER_LETTER } from "./board.js";
 
-export function seatBadge(seat, me) {
-  return h("span", { class: `seat-chip seat-${seat}` }, seat === me ? `P${seat + 1} (you)` : `P${seat + 1}`);
+// A seat's chip: its number and its player's display name (text only), bots marked.
+export function seatBadge(seat, me, players = null) {
+  const p = players && players[seat];
+  const name = p ? ` ${seatName(players, seat)}` : "";
+  return h("span", { class: `seat-chip seat-${seat}`, "data-seat-chip": seat }, `P${seat + 1}${name}${seat === me ? " (you)" : ""}`);
+}
+
+// A seat's presence (SPEC.md §6.4): a dot, filled when a session of the seat is open. Bots
+// (played by the server) and tables without presence news get none.
+export function presenceDot(presence, seat, player = null) {
+  if (!presence || (player && player.bot)) return null;
+  const here = (presence.seats || []).find((s) => s.seat === seat);
+  if (!here) return null;
+  const words = here.connected ? "connected" : "away";
+  return h("span", { class: `presence ${here.connected ? "on" : "off"}`, "data-presence": here.connected ? "on" : "off", role: "img", "aria-label": words, title: words }, here.connected ? "●" : "○");
 }
 
 export function mobsterChip(colour, extra = "") {
@@ -25,7 +39,7 @@ export function verifiedMark(ok, what = "checked against the commitment publishe
 
 // --- officers ---------------------------------------------------------------------------------
 
-export function officers(view) {
+export function officers(view, presence = null) {
   const me = mySeat(view);
   const turn = view.turn || {};
   return h("div", { class: "officers" },
@@ -45,9 +59,9 @@ export function officers(view) {
       return h("section", {
         class: `mat seat-border-${p.seat}${active ? " active" : ""}${p.ended ? " ended" : ""}`,
         "data-seat": p.seat,
-        "aria-label": `Officer P${p.seat + 1}${p.seat === me ? " (you)" : ""}`,
+        "aria-label": `Officer P${p.seat + 1} ${seatName(view.players, p.seat)}${p.seat === me ? " (you)" : ""}`,
       },
-      h("header", {}, seatBadge(p.seat, me),
+      h("header", {}, presenceDot(presence, p.seat, p), seatBadge(p.seat, me, view.players),
         active ? h("span", { class: "pill" }, "playing") : null,
         p.ended ? h("span", { class: "pill muted" }, "ended") : null,
         p.accused ? h("span", { class: "pill" }, "accused") : null),
@@ -77,7 +91,7 @@ export function caseFile(view, verifier) {
   const possible = new Set(candidates(innocent, traits));
   const force = (you.force || []).map((card) =>
     h("li", {}, h("strong", {}, forceName(card)), h("small", {}, ` — ${(FORCE[card] || ["", ""])[1]}`)));
-  const shown = (you.shown || []).map(([looker, card]) => h("li", {}, `${who(looker, you.seat)} saw your ${card} ${suspectName(card)}`));
+  const shown = (you.shown || []).map(([looker, card]) => h("li", {}, `${who(looker, you.seat, view.players)} saw your ${card} ${suspectName(card)}`));
   const traitItems = EVIDENCE_ORDER.filter((e) => e in traits).map((e) =>
     h("li", { "data-trait": e }, `${capitalize(e)}: `, h("strong", {}, traits[e]), verifiedMark(verifier && verifier.trait(e))));
   const tokens = (you.known_tokens || []).map((t) =>
@@ -130,7 +144,7 @@ export function eventSlots(view) {
         h("p", {}, h("em", {}, "While active: "), effect),
         h("p", {}, h("em", {}, "Resolve: "), resolve, h("em", {}, " · Rewards: "), rewards),
         h("p", { class: "small" }, "Tokens on ", (slot.tokens || []).map(at).join(" ") || "none",
-          slot.removed_by && slot.removed_by.length ? `; removed by ${slot.removed_by.map((s) => who(s, me)).join(", ")}` : "",
+          slot.removed_by && slot.removed_by.length ? `; removed by ${slot.removed_by.map((s) => who(s, me, view.players)).join(", ")}` : "",
           slot.deadline !== null && slot.deadline !== undefined ? h("strong", { class: "deadline" }, ` · deadline ${slot.deadline}`) : "",
           slot.card_mobsters && slot.card_mobsters.length ? [" · on the card ", slot.card_mobsters.map((c) => mobsterChip(c, "small"))] : ""));
     }),
@@ -149,7 +163,7 @@ export function evidence(view, verifier) {
       h("tbody", {}, (view.evidence || []).map((e) => h("tr", { "data-evidence": e.evidence },
         h("th", { scope: "row" }, capitalize(e.evidence), h("small", {}, ` ${EVIDENCE_CLUE[e.evidence] || ""}`)),
         h("td", {}, h("meter", { min: 0, max: e.needed, value: Math.min(e.clues, e.needed), "aria-label": `${e.clues} of ${e.needed}` }), ` ${e.clues}/${e.needed}`),
-        h("td", {}, e.holder === null || e.holder === undefined ? "—" : who(e.holder, me)),
+        h("td", {}, e.holder === null || e.holder === undefined ? "—" : who(e.holder, me, view.players)),
         h("td", {}, e.evidence in traits ? [traits[e.evidence], verifiedMark(verifier && verifier.trait(e.evidence))] : "—"))))),
     h("p", { class: "small" },
       "Bag: ", ["red", "blue", "gray"].map((c) => [mobsterChip(c, "small"), ` ${bag[c] ?? 0} `]),
@@ -176,16 +190,16 @@ export function resultPanel(view) {
       murderer ? h("small", {}, ` (${EVIDENCE_ORDER.map((e) => suspectTrait(murderer, e)).join(" · ")})`) : null),
     h("ul", { class: "plain accusations" }, (r.accusations || []).map((accused, seat) => {
       const right = accused === murderer;
-      return h("li", { "data-seat": seat }, seatBadge(seat, me), " accused ",
+      return h("li", { "data-seat": seat }, seatBadge(seat, me, view.players), " accused ",
         accused ? `${accused} ${suspectName(accused)}` : "nobody",
         h("span", { class: right ? "right" : "wrong" }, right ? " ✔ right" : " ✘ wrong"));
     })),
     h("p", { class: "winners" }, winners.length
-      ? `${winners.map((w) => who(w, me)).join(", ")} ${winners.length > 1 || winners.includes(me) ? "win" : "wins"}!`
+      ? `${winners.map((w) => who(w, me, view.players)).join(", ")} ${winners.length > 1 || winners.includes(me) ? "win" : "wins"}!`
       : "Nobody named the murderer: everyone loses."));
 }
 
-export function fullReveal(transcript) {
+export function fullReveal(transcript, players = null) {
   const final = transcript.final || {};
   const secrets = final.secrets || {};
   const hands = secrets.hands || [];
@@ -199,7 +213,7 @@ export function fullReveal(transcript) {
     h("table", { class: "hands" },
       h("thead", {}, h("tr", {}, h("th", {}, "Officer"), h("th", {}, "Suspect hand"), h("th", {}, "Seen"), h("th", {}, "Force hand"))),
       h("tbody", {}, hands.map((hand, seat) => h("tr", { "data-seat": seat },
-        h("th", { scope: "row" }, seatBadge(seat, null)),
+        h("th", { scope: "row" }, seatBadge(seat, null, players)),
         h("td", { "data-hand": hand.join(",") }, hand.map((id) => `${id} ${suspectName(id)}`).join(", ") || "—"),
         h("td", {}, (seen[seat] || []).join(", ") || "—"),
         h("td", {}, (forceHands[seat] || []).map(forceName).join(", ") || "—"))))),

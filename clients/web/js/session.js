@@ -40,7 +40,9 @@ export class TableSession extends EventTarget {
     this.stopped = false;
     this.inFlight = null; // {message, resolve, reject, timer}
     this.waiters = [];
-    this.log = [];
+    this.presence = null; // the last presence message (SPEC.md §6.4)
+    this.log = []; // the game log: {v: version (null: from a welcome), e: entry} (SPEC.md §6.3)
+    this.logWhole = false; // the log came whole (a welcome after the game): no redacted entries
     const slots = store.snapshot(table, `${this.who}-slots`) || {};
     this.verifier = new Verifier(slots);
     this.verified = Promise.resolve();
@@ -69,7 +71,8 @@ export class TableSession extends EventTarget {
       this.view = snap.view;
       this.version = snap.version;
       this.epoch = snap.epoch;
-      this.log = Array.isArray(snap.log) ? snap.log : [];
+      this.log = Array.isArray(snap.log) ? snap.log.filter((r) => r && typeof r === "object" && r.e) : [];
+      this.logWhole = Boolean(snap.logWhole);
     }
     return this.connect();
   }
@@ -99,6 +102,9 @@ export class TableSession extends EventTarget {
     this.attempt = 0;
     if (welcome.view !== undefined) {
       this.view = welcome.view;
+      this.log = (Array.isArray(welcome.log) ? welcome.log : []).map((e) => ({ v: null, e }));
+      this.logWhole = Boolean(welcome.view && welcome.view.status === "over");
+      this.emit("log", { reset: true, fresh: this.log });
     } else if (!welcome.resumed || !this.view) {
       connection.close(4011, "a fresh welcome without a view");
       return;
@@ -126,7 +132,15 @@ export class TableSession extends EventTarget {
         return;
       }
       this.version = message.version;
+      if (Array.isArray(message.log) && message.log.length) {
+        const fresh = message.log.map((e) => ({ v: message.version, e }));
+        this.log.push(...fresh);
+        this.emit("log", { reset: false, fresh });
+      }
       this.changed("delta");
+    } else if (message.type === "presence") {
+      this.presence = message;
+      this.emit("presence", message);
     } else if (message.type === "result" || message.type === "error") {
       const flight = this.inFlight;
       if (flight && message.id === flight.message.id) {
@@ -143,6 +157,7 @@ export class TableSession extends EventTarget {
   resync(why) {
     this.version = -1;
     this.view = null;
+    this.log = [];
     store.keepSnapshot(this.table, this.who, null);
     if (this.connection) this.connection.close(4011, why);
   }
@@ -236,7 +251,8 @@ export class TableSession extends EventTarget {
       epoch: this.epoch,
       version: this.version,
       view: this.view,
-      log: this.log.slice(-300),
+      log: this.log,
+      logWhole: this.logWhole,
     });
   }
 

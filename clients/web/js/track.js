@@ -4,6 +4,7 @@
 
 import { s } from "./dom.js";
 import { EVENT_LINES, HOURS, isNight } from "./data.js";
+import { seatName } from "./logtext.js";
 
 const CW = 26;
 const CH = 26;
@@ -56,7 +57,7 @@ export function renderTrack(view, { me = null } = {}) {
 
 function trackWords(track, players, me) {
   const parts = (track.stacks || []).map((st) => {
-    const names = [...st.seats].reverse().map((seat) => (seat === me ? "you" : `P${seat + 1}`));
+    const names = [...st.seats].reverse().map((seat) => (seat === me ? "you" : seatName(players, seat)));
     return `space ${st.space}: ${names.join(", ")}${names.length > 1 ? " (top first)" : ""}`;
   });
   return `Time track. ${parts.join("; ")}. Event lines after ${EVENT_LINES.join(", ")}; crossed: ${(track.crossed || []).join(", ") || "none"}.`;

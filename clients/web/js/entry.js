@@ -1,0 +1,91 @@
+// Coming to a table: the invite and spectator links, joining with a name (a new seat) or
+// taking back the seat this browser holds, and the words for refusals.
+
+import { Refused } from "./connection.js";
+import { h, replace } from "./dom.js";
+import { toHex } from "./fairness.js";
+import { seatBadge } from "./panels.js";
+import * as store from "./store.js";
+
+export function inviteLink(table) {
+  return `${location.origin}/#/table/${table}`;
+}
+
+export function watchLink(table) {
+  return `${location.origin}/#/watch/${table}`;
+}
+
+function randomSeedHex() {
+  const bytes = new Uint8Array(32);
+  crypto.getRandomValues(bytes);
+  return toHex(bytes);
+}
+
+export function errorText(err) {
+  if (err instanceof Refused) {
+    switch (err.code) {
+      case "table/full": return "Every seat at this table is taken.";
+      case "table/started": return "The game at this table has already started.";
+      case "table/not_found": return "There is no such table.";
+      case "table/not_full": return "Not every seat is taken yet: invite friends or add bots.";
+      default: return `${err.message} (${err.code})`;
+    }
+  }
+  return err && err.message ? err.message : String(err);
+}
+
+// Joins `table` with the name typed; resolves to the seat record kept for it.
+export async function joinTable(lobby, table, name, extra = {}) {
+  const clientSeed = randomSeedHex();
+  const joined = await lobby.join(table, name, clientSeed);
+  const record = { seat: joined.seat, token: joined.token, name, client_seed: clientSeed, ...extra };
+  store.keepSeat(table, record);
+  store.keepName(name);
+  return record;
+}
+
+// This browser holds a seat at the table (kept by another tab or an earlier visit): ask first.
+export function askResume(page, record) {
+  replace(page.root, h("section", { class: "card narrow" },
+    h("h1", {}, `Table ${page.table}`),
+    h("p", {}, "This browser holds seat ", seatBadge(record.seat, null), " (", record.name, ") at this table."),
+    h("div", { class: "buttons" },
+      h("button", { type: "button", class: "primary", id: "resume-seat", autofocus: true, onclick: () => {
+        store.claimInTab(page.table, record);
+        page.startSession(record);
+      } }, `Continue as P${record.seat + 1}`),
+      h("button", { type: "button", id: "join-another", onclick: () => joinForm(page, true) }, "Take another seat"),
+      h("button", { type: "button", onclick: () => page.navigate(`#/watch/${page.table}`) }, "Watch instead"))));
+  page.root.querySelector("#resume-seat").focus();
+}
+
+export function joinForm(page, another = false) {
+  const nameInput = h("input", { id: "join-name", name: "name", required: true, maxlength: 32, autocomplete: "nickname", value: store.name() || "" });
+  const status = h("p", { class: "status", role: "status" });
+  const form = h("form", { class: "card narrow", id: "join-form" },
+    h("h1", {}, `Join table ${page.table}`),
+    h("p", {}, another ? "Take another free seat at this table." : "A friend invited you to this table. Choose a name and take a free seat."),
+    h("label", { for: "join-name" }, "Your name"), nameInput,
+    h("div", { class: "buttons" },
+      h("button", { type: "submit", class: "primary", id: "join-submit" }, "Join the table"),
+      h("button", { type: "button", onclick: () => page.navigate(`#/watch/${page.table}`) }, "Watch instead"),
+      h("a", { href: "#/", class: "button-link" }, "Back to the lobby")),
+    status);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const name = nameInput.value.trim();
+    if (!name) return;
+    status.textContent = "Joining…";
+    try {
+      const record = await joinTable(page.lobby, page.table, name);
+      page.startSession(record);
+    } catch (err) {
+      status.textContent = errorText(err);
+      if (err instanceof Refused && (err.code === "table/full" || err.code === "table/started")) {
+        status.append(" ", h("a", { href: `#/watch/${page.table}` }, "Watch it instead."));
+      }
+    }
+  });
+  replace(page.root, form);
+  nameInput.focus();
+}

@@ -1,0 +1,87 @@
+// The log panel: the game log as this viewer may know it (welcome.log, then each delta's log),
+// one line per entry in the words of logtext.js. Results only this seat was told carry the
+// private mark. The list is a keyboard-scrollable role="log" region (it announces new lines
+// politely); lines are text nodes only.
+
+import { h, replace } from "./dom.js";
+import { entryText, isHidden, isPrivate, loadLogText } from "./logtext.js";
+
+export class LogPanel {
+  constructor(session) {
+    this.session = session;
+    this.text = null;
+    this.problem = null;
+    this.list = h("ol", {
+      class: "log", id: "log", role: "log", tabindex: 0, "aria-label": "Game log", "aria-live": "polite",
+    });
+    this.shown = 0; // records of session.log already drawn
+    this.players = null; // the players' names the lines were drawn with
+    this.el = h("section", { class: "panel log-panel", "aria-labelledby": "log-title" },
+      h("h2", { id: "log-title" }, "Log"), this.list);
+    loadLogText().then((text) => {
+      this.text = text;
+      this.redraw();
+    }, (err) => {
+      this.problem = `The log's wording could not be loaded: ${err.message}`;
+      replace(this.list, h("li", { class: "error" }, this.problem));
+    });
+  }
+
+  seat() {
+    const view = this.session.view;
+    const you = view && view.you;
+    return you && typeof you === "object" && Number.isInteger(you.seat) ? you.seat : null;
+  }
+
+  playersKey() {
+    const view = this.session.view;
+    return JSON.stringify(((view && view.players) || []).map((p) => [p.name, p.bot]));
+  }
+
+  // Draws everything again (a new log, or the names it was drawn with changed).
+  redraw() {
+    if (!this.text) return;
+    this.shown = 0;
+    this.players = this.playersKey();
+    replace(this.list);
+    this.append();
+  }
+
+  // Follows the session: new entries are appended, a log that started again is redrawn.
+  update(reset = false) {
+    if (!this.text) return;
+    if (reset || this.shown > this.session.log.length || this.players !== this.playersKey()) {
+      this.redraw();
+      return;
+    }
+    this.append();
+  }
+
+  append() {
+    const session = this.session;
+    const records = session.log.slice(this.shown);
+    this.shown = session.log.length;
+    if (!records.length) return;
+    const view = session.view || {};
+    const players = view.players || [];
+    const seat = this.seat();
+    const atBottom = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 40;
+    const items = [];
+    for (const { v, e } of records) {
+      if (!e || typeof e !== "object" || isHidden(this.text, e)) continue;
+      const line = entryText(this.text, e, { players, seat, whole: session.logWhole });
+      if (line === null) continue;
+      const mine = !session.logWhole && isPrivate(e, seat);
+      const item = h("li", {
+        class: `${e.kind === "turn_began" ? "turn-line" : ""}${mine ? " private" : ""}`.trim() || null,
+        "data-kind": e.kind,
+        "data-seat": Number.isInteger(e.seat) ? e.seat : null,
+        "data-version": v === null || v === undefined ? null : v,
+      }, line);
+      if (mine) item.append(" ", h("span", { class: "private-mark" }, this.text.private_mark || "(only you)"));
+      items.push(item);
+    }
+    this.list.append(...items);
+    if (atBottom || this.shown === records.length) this.list.scrollTop = this.list.scrollHeight;
+  }
+}

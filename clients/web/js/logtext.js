@@ -1,0 +1,90 @@
+// The game log in words: each log entry (SPEC.md §6.3; data, never prose) rendered with the
+// shared English templates the server serves at /logtext.en.json, the same file the terminal
+// client reads (its "about" field gives the rules followed here). Names are the players' own
+// input: they only ever become text nodes (dom.js), never markup.
+
+import { SUSPECTS, suspectName } from "./data.js";
+
+let loading = null;
+
+// The templates, fetched once per page.
+export function loadLogText() {
+  if (!loading) {
+    loading = fetch("/logtext.en.json", { cache: "no-cache" })
+      .then((reply) => {
+        if (!reply.ok) throw new Error(`logtext.en.json: HTTP ${reply.status}`);
+        return reply.json();
+      })
+      .catch((err) => {
+        loading = null; // try again next time
+        throw err;
+      });
+  }
+  return loading;
+}
+
+// A seat's display name (view.players[seat].name), bots marked.
+export function seatName(players, seat) {
+  if (seat === null || seat === undefined) return "nobody";
+  const p = (players || [])[seat];
+  const name = p && typeof p.name === "string" && p.name ? p.name : `P${seat + 1}`;
+  return p && p.bot ? `${name} (bot)` : name;
+}
+
+const SEAT_FIELDS = new Set(["seat", "target", "resolver"]);
+const SEATS_FIELDS = new Set(["contributors", "winners"]);
+
+function blockText(block) {
+  return Array.isArray(block) ? `(${block.join(",")})` : String(block);
+}
+
+function fieldText(text, name, value, players) {
+  if (value === undefined || value === null) return "";
+  if (SEAT_FIELDS.has(name)) return seatName(players, value);
+  if (SEATS_FIELDS.has(name)) {
+    const names = (Array.isArray(value) ? value : [value]).map((s) => seatName(players, s));
+    return names.length ? names.join(", ") : "nobody";
+  }
+  if (name === "block") return blockText(value);
+  if (name === "path") return (Array.isArray(value) ? value : []).map(blockText).join(" → ");
+  const words = (text.values || {})[name];
+  if (words) {
+    const key = typeof value === "boolean" ? String(value) : value;
+    if (typeof key === "string" && Object.hasOwn(words, key)) return words[key];
+  }
+  if (typeof value === "string" && Object.hasOwn(SUSPECTS, value)) return suspectName(value);
+  if (Array.isArray(value)) return value.map((v) => fieldText(text, name, v, players) || String(v)).join(", ");
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+// Whether the viewer was told the whole entry while others got less (a private result).
+export function isPrivate(entry, seat) {
+  return Array.isArray(entry.to) && entry.to.length > 0 && seat !== null && seat !== undefined && entry.to.includes(seat);
+}
+
+// The template key used for `entry` as `seat` (null: a spectator) sees it. `whole`: the log is
+// the whole one (after the game), so no entry is a redacted form.
+export function templateKey(text, entry, seat, whole = false) {
+  const entries = text.entries || {};
+  const kind = String(entry.kind);
+  const others = Array.isArray(entry.to) && !whole && !(seat !== null && seat !== undefined && entry.to.includes(seat));
+  if (others && Object.hasOwn(entries, `${kind}.others`)) return `${kind}.others`;
+  if (typeof entry.success === "boolean") {
+    const yn = `${kind}.${entry.success ? "yes" : "no"}`;
+    if (Object.hasOwn(entries, yn)) return yn;
+  }
+  return Object.hasOwn(entries, kind) ? kind : null;
+}
+
+// One entry in words, or null for a kind the templates do not know.
+export function entryText(text, entry, { players = [], seat = null, whole = false } = {}) {
+  const key = templateKey(text, entry, seat, whole);
+  if (key === null) return null;
+  return text.entries[key].replace(/\{([a-z_]+)\}/g, (_, name) => fieldText(text, name, entry[name], players));
+}
+
+export function isHidden(text, entry) {
+  return (text.hidden || []).includes(entry.kind);
+}

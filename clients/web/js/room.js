@@ -1,0 +1,143 @@
+// The waiting room of a table not started yet: the invite link, the seats and who sits in them
+// (lobby `list_tables` with `table`, polled while waiting), bots, start, leave. What it shows is
+// rewritten only when its text changes, so its live regions speak only of real changes.
+
+import { errorText, inviteLink } from "./entry.js";
+import { h, replace } from "./dom.js";
+import { presenceDot, seatBadge } from "./panels.js";
+import * as store from "./store.js";
+
+const POLL_MS = 2000;
+
+export class WaitingRoom {
+  constructor(page) {
+    this.page = page; // the TablePage
+    this.el = h("section", { class: "card waiting-room", hidden: true, "aria-label": "Waiting room" });
+    this.built = false;
+    this.info = null; // the table's row from list_tables
+    this.problem = null;
+    this.seatsSignature = null;
+  }
+
+  get record() {
+    return this.page.record;
+  }
+
+  render(view) {
+    const show = view.status === "new";
+    this.el.hidden = !show;
+    if (!show) return;
+    if (!this.built) this.build();
+    this.renderSeats();
+  }
+
+  build() {
+    this.built = true;
+    const page = this.page;
+    const table = page.table;
+    this.count = h("p", { id: "room-seats", role: "status" });
+    this.list = h("ul", { class: "plain seat-list", id: "room-seat-list", "aria-label": "Seats" });
+    if (page.spectate) {
+      replace(this.el, h("h2", {}, "Waiting for the game to start"),
+        h("p", {}, "The board appears when the players start the game."), this.count, this.list);
+    } else {
+      const link = inviteLink(table);
+      const kind = h("select", { id: "bot-kind", "aria-label": "Bot kind" },
+        h("option", { value: "greedy" }, "greedy bot (plays to win)"),
+        h("option", { value: "random" }, "random bot"));
+      this.status = h("p", { class: "status", role: "status", id: "room-status" });
+      replace(this.el,
+        h("h2", {}, "Waiting room"),
+        h("p", {}, "You are ", seatBadge(this.record.seat, this.record.seat), " (", this.record.name, ")."),
+        h("label", { for: "invite-link" }, "Invite friends: send them this link. Opening it takes a free seat."),
+        h("div", { class: "row" },
+          h("input", { id: "invite-link", readonly: true, value: link, onfocus: (e) => e.target.select() }),
+          h("button", { type: "button", id: "copy-invite", onclick: () => page.copy(link, "Invite link copied") }, "Copy")),
+        this.count,
+        this.list,
+        h("div", { class: "row" }, kind,
+          h("button", { type: "button", id: "add-bot", onclick: () => this.action(() => page.lobby.addBot(table, this.record.token, kind.value), "A bot took a seat.") }, "Add a bot")),
+        h("div", { class: "buttons" },
+          h("button", { type: "button", class: "primary", id: "start-game", onclick: () => this.action(() => page.lobby.start(table, this.record.token), "The game starts!") }, "Start the game"),
+          h("button", { type: "button", id: "leave-seat", onclick: () => this.leave() }, "Give up my seat")),
+        this.status);
+    }
+    this.poll();
+    page.every(POLL_MS, () => this.poll());
+  }
+
+  // The seat count and the list of seats, from the last answer (only what changed is rewritten).
+  renderSeats() {
+    const info = this.info;
+    const page = this.page;
+    let text;
+    if (info) {
+      text = info.taken >= info.seats
+        ? (page.spectate ? `Every seat is taken (${info.seats}).` : "Every seat is taken: start the game!")
+        : `${info.taken} of ${info.seats} seats taken.`;
+    } else if (this.problem) {
+      text = this.problem;
+    } else {
+      text = "Looking up the seats…";
+    }
+    if (this.count.textContent !== text) this.count.textContent = text;
+    const presence = page.session && page.session.presence;
+    const me = page.record ? page.record.seat : null;
+    const players = info ? info.players || [] : [];
+    const connected = presence ? (presence.seats || []).map((s) => [s.seat, s.connected]) : null;
+    const signature = JSON.stringify([info && info.seats, players, me, connected]);
+    if (signature === this.seatsSignature) return;
+    this.seatsSignature = signature;
+    if (!info) {
+      replace(this.list);
+      return;
+    }
+    const bySeat = new Map(players.map((p) => [p.seat, p]));
+    const asPlayers = [];
+    for (const p of players) asPlayers[p.seat] = p;
+    const items = [];
+    for (let seat = 0; seat < info.seats; seat++) {
+      const p = bySeat.get(seat);
+      items.push(h("li", { "data-seat": seat, "data-taken": p ? "1" : "0" },
+        p ? [presenceDot(presence, seat, p), seatBadge(seat, me, asPlayers)]
+          : [h("span", { class: `seat-chip seat-${seat} free` }, `P${seat + 1}`), " free"]));
+    }
+    replace(this.list, items);
+  }
+
+  async action(action, done) {
+    this.status.textContent = "…";
+    try {
+      await action();
+      this.status.textContent = done;
+      this.poll();
+    } catch (err) {
+      this.status.textContent = errorText(err);
+    }
+  }
+
+  async poll() {
+    const page = this.page;
+    const view = page.session && page.session.view;
+    if (!view || view.status !== "new" || document.hidden) return;
+    try {
+      this.info = await page.lobby.table(page.table);
+      this.problem = null;
+    } catch (err) {
+      this.problem = `The seats cannot be looked up now: ${errorText(err)}`;
+    }
+    if (page.session && page.session.view && page.session.view.status === "new") this.renderSeats();
+  }
+
+  async leave() {
+    const page = this.page;
+    try {
+      await page.lobby.leave(page.table, this.record.token);
+    } catch (err) {
+      this.status.textContent = errorText(err);
+      return;
+    }
+    store.forgetSeat(page.table);
+    page.navigate("#/");
+  }
+}
