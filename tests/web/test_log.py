@@ -86,9 +86,7 @@ def all_entries(person: Person) -> list[tuple[int, dict[str, Any]]]:
     return [(v, e) for v, entries in sorted(delta_logs(frames).items()) for e in entries]
 
 
-def test_failed_risks_in_every_viewers_log(
-    web_server: ServerProcess, people: Any
-) -> None:
+def test_failed_risks_in_every_viewers_log(web_server: ServerProcess, people: Any) -> None:
     base = base_url(web_server)
     ann = people(base, "Ann")
     bob = people(base, "Bob")
@@ -149,21 +147,24 @@ def test_failed_risks_in_every_viewers_log(
         peek = page.locator(f'#log li[data-version="{version}"][data-kind="token_peeked"]')
         expect(peek).to_have_count(1)
         text = peek.inner_text()
+        peeks = [e for v, e in all_entries(viewer) if e["kind"] == "token_peeked"]
         if viewer is peeker:
-            told = next(e for v, e in all_entries(viewer) if v == version and e["kind"] == "token_peeked")
+            told = next(e for v, e in all_entries(viewer) if v == version and e in peeks)
             assert "value" in told
-            assert text == f"{name} looked at the Stakeout token on {block}: {told['value']} (only you)"
+            value = told["value"]
+            assert text == f"{name} looked at the Stakeout token on {block}: {value} (only you)"
             expect(peek.locator(".private-mark")).to_have_text("(only you)")
             expect(peek).to_have_class(re.compile(r"\bprivate\b"))
         else:
             assert text == f"{name} looked at the Stakeout token on {block}", (viewer.name, text)
-            assert all("value" not in e for v, e in all_entries(viewer) if e["kind"] == "token_peeked")
+            assert all("value" not in e for e in peeks)
         # each line of that version is the shared wording of what this viewer was told
         seat = (viewer.synced_mirror().view or {}).get("you")
         seat = seat["seat"] if isinstance(seat, dict) else None
         entries = [e for v, e in all_entries(viewer) if v == version]
         want = [line for e in entries if (line := render(e, players, seat)) is not None]
-        assert [" ".join(t.split()) for t in page.locator(f'#log li[data-version="{version}"]').all_inner_texts()] == want
+        shown = page.locator(f'#log li[data-version="{version}"]').all_inner_texts()
+        assert [" ".join(t.split()) for t in shown] == want
 
 
 HOSTILE = ["<img src=x onerror=alert(1)>", "<script>window.pwned=1</script>"]

@@ -147,9 +147,7 @@ def test_delta_js_follows_a_real_game(module_page: Any) -> None:
     views = real_views()
     for pick in (0, 1):
         first = views[0][pick]
-        steps = [
-            [diff(a[pick], b[pick]), b[pick]] for a, b in itertools.pairwise(views)
-        ]
+        steps = [[diff(a[pick], b[pick]), b[pick]] for a, b in itertools.pairwise(views)]
         result = module_page.evaluate(
             """(text) => {
                 const [first, steps] = JSON.parse(text);
