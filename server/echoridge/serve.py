@@ -27,6 +27,7 @@ log = get_logger("echoridge.serve")
 
 GC_THRESHOLDS = (5_000, 10, 100)  # gc.set_threshold: see docs/server.md, "Garbage collection"
 LOOP_LAG_TICK = 0.1  # seconds between two measurements of the event loop's lag
+FULL_GC_SECONDS = 60.0  # seconds between two full collections (see collect_fully)
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
             admission=fit_open_files(options.admission),
         )
         lag = asyncio.create_task(watch_loop_lag(loop_lag_metrics(metrics.registry)))
+        collector = asyncio.create_task(collect_fully())
         unwatch_gc = watch_gc(metrics.registry)
         stop = _stop_on_signals()  # before the ready line: a SIGTERM right after it must stop us
         try:
@@ -87,6 +89,7 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
             log.info("stopping")
         finally:
             lag.cancel()
+            collector.cancel()
             unwatch_gc()
             await server.stop()
             await node.close()
@@ -131,6 +134,17 @@ async def watch_loop_lag(lag: LoopLag, tick: float = LOOP_LAG_TICK) -> None:
         before = loop.time()
         await asyncio.sleep(tick)
         lag.observe(max(0.0, loop.time() - before - tick))
+
+
+async def collect_fully(every: float = FULL_GC_SECONDS) -> None:
+    """A full collection every ``every`` seconds.  With ``GC_THRESHOLDS`` the collector's own
+    oldest generation runs only after 100 middle ones (a quarter of an hour and more of a busy
+    node), and what becomes garbage in a cycle waits for it: a closed connection (websockets'
+    objects, the exceptions that ended its tasks), a reaped table runner.  Everything that
+    existed at start-up is frozen, so a full pass walks only what was made since."""
+    while True:
+        await asyncio.sleep(every)
+        gc.collect()
 
 
 def _stop_on_signals() -> asyncio.Event:

@@ -3,7 +3,9 @@ delta, and commands go on."""
 
 from __future__ import annotations
 
+import gc
 import random
+import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -90,3 +92,30 @@ async def test_a_stuck_viewer_never_holds_the_table_back(node: Node) -> None:
         assert isinstance(frames[0], m.Welcome)
         versions = [f.version for f in frames[1:] if isinstance(f, m.Delta)]
         assert versions == list(range(frames[0].version + 1, runner.version + 1))  # type: ignore[operator]
+
+
+async def test_a_reaped_runner_lets_go_of_its_states_without_the_collector(node: Node) -> None:
+    """A runner is a cycle, so once reaped it waits for a full collection, which serve.py's
+    thresholds make rare: close() drops its history and views by reference count at once."""
+    table, _ = await node.create(Settings(1, True, True, 0))
+    _, token = await node.lobby.join(table, "solo", b"\x01" * 16)
+    await node.start(table, token)
+    runner = await node.runner(table)
+    viewer = Viewer(limit=10_000)
+    await runner.attach(viewer, 0, None, welcome, token_hash(token))
+    rng = random.Random(3)
+    for _ in range(10):
+        legal = runner.groups[0].view["you"]["legal"]
+        if not legal:
+            break
+        await runner.submit(0, f"c{runner.version}", runner.version, rng.choice(legal))
+    assert runner.version > 5
+    runner.detach(viewer)
+    old = [weakref.ref(state) for _, state in list(runner.history)[:-1]]
+    gc.disable()
+    try:
+        await node._reap(table)
+        assert runner.closed and not runner.history and not runner.groups
+        assert [r for r in old if r() is not None] == []
+    finally:
+        gc.enable()

@@ -123,6 +123,16 @@ class TableRunner(Viewers, ServerMoves):
             await cancel_and_wait(self._follow_task)
         if self.presence is not None:
             await self.presence.close()
+        # A runner is a cycle (its tasks, lock, groups and sinks all lead back to it), so once
+        # reaped it waits for a full collection, which the thresholds in serve.py make rare:
+        # let go of what makes it big (up to HISTORY states, the views, the log) by reference
+        # count now.
+        self.history.clear()
+        self.told = [()]
+        self.groups.clear()
+        self.credentials.clear()
+        self.views = ViewCache()
+        self.delayed_views = ViewCache()
 
     async def _rebuild(self) -> None:
         """Fold the whole log (verifying its chain), keeping the last states for resumes."""
