@@ -1,10 +1,29 @@
 """The little of the rules' tables (rules.md) that the clients need: the package never imports
-the server.  Suspect codes and traits (§7.4) and the order of the evidence."""
+the server.  Suspect names, codes and traits (§7.4) and the order of the evidence."""
 
 from __future__ import annotations
 
 from typing import Final
 
+#: §7.4: each suspect's name.
+SUSPECT_NAMES: Final[dict[str, str]] = {
+    "S01": 'Lou "Needles" Caruso',
+    "S02": "Dolores Vane",
+    "S03": "Sal Moretti",
+    "S04": "Ginger Malloy",
+    "S05": "Eddie Two-Tone",
+    "S06": "Rita Blackwood",
+    "S07": "Frankie Bellows",
+    "S08": "Mae Calloway",
+    "S09": "Tommy Grit",
+    "S10": "Iris Shade",
+    "S11": "Nicky Lark",
+    "S12": "Hattie Crowe",
+    "S13": "Gus Pennington",
+    "S14": "Lola Ferrante",
+    "S15": "Benny Ashgrove",
+    "S16": "Cora Dunmore",
+}
 #: §7.4: each suspect's code; bits in the order Gang, Rank, Forensics, Getaway, Weapon.
 SUSPECT_CODES: Final[dict[str, str]] = {
     "S01": "00000", "S02": "00011", "S03": "00101", "S04": "00110",

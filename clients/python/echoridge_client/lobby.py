@@ -1,4 +1,5 @@
-"""The lobby: list, create, join, leave and start tables, add bots, fetch transcripts.
+"""The lobby: list tables (or look one up by id), create, join, leave and start tables, add
+bots, fetch transcripts.
 
 A request refused with ``server/unavailable`` (the server's store is away for a moment) is sent
 again after a jittered backoff when sending it twice cannot do harm: listing, transcripts,
@@ -74,6 +75,19 @@ class Lobby:
         reply = await self._reply(m.ListTables(id=self._id()), m.Tables, retry=True)
         assert isinstance(reply, m.Tables)
         return reply.tables
+
+    async def table(self, table: str) -> m.TableInfo | None:
+        """One table by its id, whatever its status (public or not): its seats and who sits
+        there; None when the server knows no such table."""
+        try:
+            request = m.ListTables(id=self._id(), table=table)
+            reply = await self._reply(request, m.Tables, retry=True)
+        except Refused as exc:
+            if exc.code.startswith("table/"):
+                return None
+            raise
+        assert isinstance(reply, m.Tables)
+        return next((t for t in reply.tables if t.table == table), None)
 
     async def create(
         self, seats: int, *, public: bool = True, spectators: bool = True, spectator_delay: int = 0

@@ -8,13 +8,20 @@ lost with the connection is sent again with the same id after the reconnect, and
 with ``server/unavailable`` (the server's store is away) is sent again with the same id after a
 jittered backoff, so it is applied once (retry.py).  A reconnect refused that way is retried
 too.
+
+The session keeps the game log as this viewer may know it (SPEC.md §6.3): ``log`` is the
+welcome's log, then every delta's entries appended in order; a fresh welcome (with a view)
+starts it again, a resumed one keeps it and the missing deltas complete it, so a reconnect
+loses no entry and doubles none.  ``on_log(session, entries, reset)`` is told of every new batch;
+``entries()`` iterates over the log as it grows.  ``presence``: the latest ``presence`` message
+(who is connected), when the server sends one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from echoridge_client.connection import TIMEOUT, Connection, hello, welcome_of
@@ -59,6 +66,12 @@ class TableSession:
         self._watch: asyncio.Task[None] | None = None
         self._welcomed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.on_update: Callable[[TableSession], None] | None = None
+        self.log: list[dict[str, Any]] = []  # the game log, oldest first
+        self.log_whole = False  # the log came whole (a fresh welcome after the game)
+        self.log_resets = 0  # fresh welcomes that started the log again
+        self.on_log: Callable[[TableSession, list[dict[str, Any]], bool], None] | None = None
+        self.presence: m.Presence | None = None
+        self._log_pending: tuple[list[dict[str, Any]], bool] | None = None
 
     # --- opening, reconnecting, closing -----------------------------------------------------
 
@@ -150,6 +163,10 @@ class TableSession:
     def _take_welcome(self, welcome: m.Welcome) -> None:
         if welcome.view is not None:
             self.view = dict(welcome.view)
+            self.log = [dict(e) for e in welcome.log or ()]
+            self.log_whole = self.view.get("status") == "over"
+            self.log_resets += 1
+            self._log_pending = (list(self.log), True)
         elif not welcome.resumed:
             raise ClientError("a fresh welcome without a view")
         self.version = welcome.version if welcome.version is not None else 0
@@ -185,8 +202,16 @@ class TableSession:
                 return
             self.version = message.version
             self.deliveries += 1
+            if message.log:
+                entries = [dict(e) for e in message.log]
+                self.log.extend(entries)
+                self._log_pending = (entries, False)
             self._check()
             await self._notify()
+        elif isinstance(message, m.Presence):
+            if message.table == self.table:
+                self.presence = message
+                await self._notify()
         elif isinstance(message, m.ServerBye) and message.code in FINAL_CLOSES - {1000}:
             self.error = ClientError(f"the server closed the session: {message.reason}")
 
@@ -210,6 +235,9 @@ class TableSession:
             await self.connection.ws.close(4011, why)
 
     async def _notify(self) -> None:
+        pending, self._log_pending = self._log_pending, None
+        if pending is not None and self.on_log is not None:
+            self.on_log(self, *pending)
         async with self.changed:
             self.changed.notify_all()
         if self.on_update is not None:
@@ -227,6 +255,25 @@ class TableSession:
 
     async def until_version(self, version: int, timeout: float | None = TIMEOUT) -> None:
         await self.wait(lambda: self.version >= version, timeout)
+
+    async def entries(self, start: int = 0) -> AsyncIterator[dict[str, Any]]:
+        """The log's entries from index ``start`` on, as they arrive, until the session closes
+        (a fresh welcome that starts the log again starts this iteration again at 0).  Ends
+        when the game is over and every entry has been given; raises the session's error."""
+        index, resets = start, self.log_resets
+        while True:
+            async with self.changed:
+                while index >= len(self.log) and resets == self.log_resets:
+                    if self.error is not None:
+                        raise self.error
+                    if self._closing or self.over:
+                        return
+                    await self.changed.wait()
+            if resets != self.log_resets:
+                index, resets = 0, self.log_resets
+            while index < len(self.log):
+                index += 1
+                yield self.log[index - 1]
 
     # --- what the view says ---------------------------------------------------------------------
 

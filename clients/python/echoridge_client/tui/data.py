@@ -11,30 +11,12 @@ from typing import Final
 
 from echoridge_client.gamedata import CODE_ORDER as CODE_ORDER
 from echoridge_client.gamedata import EVIDENCE_ORDER as EVIDENCE_ORDER
-from echoridge_client.gamedata import SUSPECT_CODES
+from echoridge_client.gamedata import SUSPECT_CODES, SUSPECT_NAMES
 from echoridge_client.gamedata import TRAITS as TRAITS
 
 #: §7.4: suspect id -> (name, code); code bits in the order Gang, Rank, Forensics, Getaway, Weapon.
-_NAMES: Final[dict[str, str]] = {
-    "S01": 'Lou "Needles" Caruso',
-    "S02": "Dolores Vane",
-    "S03": "Sal Moretti",
-    "S04": "Ginger Malloy",
-    "S05": "Eddie Two-Tone",
-    "S06": "Rita Blackwood",
-    "S07": "Frankie Bellows",
-    "S08": "Mae Calloway",
-    "S09": "Tommy Grit",
-    "S10": "Iris Shade",
-    "S11": "Nicky Lark",
-    "S12": "Hattie Crowe",
-    "S13": "Gus Pennington",
-    "S14": "Lola Ferrante",
-    "S15": "Benny Ashgrove",
-    "S16": "Cora Dunmore",
-}
 SUSPECTS: Final[dict[str, tuple[str, str]]] = {
-    sid: (name, SUSPECT_CODES[sid]) for sid, name in _NAMES.items()
+    sid: (name, SUSPECT_CODES[sid]) for sid, name in SUSPECT_NAMES.items()
 }
 EVIDENCE_CLUE: Final[dict[str, str]] = {
     "rank": "Informants",

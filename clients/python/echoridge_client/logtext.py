@@ -1,0 +1,184 @@
+"""The game log in words: each log entry (SPEC.md §6.3; data, never prose) rendered with the
+templates of ``logtext.en.json``, the one English catalog both clients read (the browser client
+fetches the same file at ``/logtext.en.json``).  This module follows the catalog's ``about``
+rules, and nothing else:
+
+- the template is the first that exists of ``KIND.others`` (the entry has ``to``, the viewer is
+  not in it, and the log is not whole), ``KIND.yes`` / ``KIND.no`` (the entry has a boolean
+  ``success``), ``KIND``;
+- ``{field}`` is the entry's field formatted by its name: ``seat``, ``target``, ``resolver``: that
+  seat's display name; ``contributors``, ``winners``: display names joined (``nobody``: none);
+  ``block``: ``(col,row)``; ``path``: blocks joined by an arrow; a field named in ``values``:
+  the word given there (a boolean looked up as ``true`` / ``false``); a suspect id: the
+  suspect's name; a list: its items joined by commas; a missing field: an empty string.
+
+A log is *whole* when nothing in it is a redacted form: a fresh welcome's log after the game
+(``TableSession.log_whole``), and the entries of the version that ended the game.  Names are the
+players' own input: callers show them as text, never as markup.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from echoridge_client.gamedata import SUSPECT_NAMES
+
+Entry = dict[str, Any]
+
+SEAT_FIELDS = frozenset({"seat", "target", "resolver"})
+SEATS_FIELDS = frozenset({"contributors", "winners"})
+ARROW = " → "
+FIELD = re.compile(r"\{([a-z_]+)\}")
+
+
+def seat_names(players: Sequence[Any]) -> list[str]:
+    """Display names per seat from ``view["players"]``: the player's name (``P1``.. when it
+    has none), ``(bot)`` after the name of a seat the server plays."""
+    out = []
+    for i, p in enumerate(players):
+        p = p if isinstance(p, dict) else {}
+        name = p.get("name") if isinstance(p.get("name"), str) and p.get("name") else f"P{i + 1}"
+        out.append(f"{name} (bot)" if p.get("bot") else str(name))
+    return out
+
+
+def seat_name(names: Sequence[str], seat: Any) -> str:
+    if seat is None:
+        return "nobody"
+    if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(names):
+        return names[seat]
+    return f"P{seat + 1}" if isinstance(seat, int) else str(seat)
+
+
+def block_text(block: Any) -> str:
+    if isinstance(block, (list, tuple)):
+        return "(" + ",".join(str(x) for x in block) + ")"
+    return str(block)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """One language's templates (the parsed ``logtext.<language>.json``)."""
+
+    language: str
+    entries: dict[str, str]
+    values: dict[str, dict[str, str]]
+    hidden: frozenset[str]
+    private_mark: str
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> Catalog:
+        return cls(
+            language=str(data.get("language", "")),
+            entries={str(k): str(v) for k, v in (data.get("entries") or {}).items()},
+            values={
+                str(k): {str(a): str(b) for a, b in v.items()}
+                for k, v in (data.get("values") or {}).items()
+            },
+            hidden=frozenset(str(k) for k in data.get("hidden") or ()),
+            private_mark=str(data.get("private_mark", "")),
+        )
+
+    # --- choosing and filling a template ----------------------------------------------------------
+
+    def key(self, entry: Entry, seat: int | None = None, whole: bool = False) -> str | None:
+        """The template key for ``entry`` as ``seat`` (None: a spectator) was told it."""
+        kind = str(entry.get("kind"))
+        to = entry.get("to")
+        redacted = isinstance(to, list) and not whole and seat not in to
+        if redacted and f"{kind}.others" in self.entries:
+            return f"{kind}.others"
+        success = entry.get("success")
+        if isinstance(success, bool):
+            yn = f"{kind}.{'yes' if success else 'no'}"
+            if yn in self.entries:
+                return yn
+        return kind if kind in self.entries else None
+
+    def field(self, name: str, value: Any, names: Sequence[str]) -> str:
+        if value is None:
+            return ""
+        if name in SEAT_FIELDS:
+            return seat_name(names, value)
+        if name in SEATS_FIELDS:
+            seats = value if isinstance(value, list) else [value]
+            return ", ".join(seat_name(names, s) for s in seats) or "nobody"
+        if name == "block":
+            return block_text(value)
+        if name == "path":
+            return ARROW.join(block_text(b) for b in value) if isinstance(value, list) else ""
+        words = self.values.get(name)
+        if words is not None:
+            key = ("true" if value else "false") if isinstance(value, bool) else value
+            if isinstance(key, str) and key in words:
+                return words[key]
+        if isinstance(value, str) and value in SUSPECT_NAMES:
+            return SUSPECT_NAMES[value]
+        if isinstance(value, list):
+            return ", ".join(self.field(name, v, names) or str(v) for v in value)
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, dict):
+            return json.dumps(value, sort_keys=True)
+        return str(value)
+
+    def text(
+        self,
+        entry: Entry,
+        names: Sequence[str] = (),
+        seat: int | None = None,
+        whole: bool = False,
+    ) -> str | None:
+        """``entry`` in words as ``seat`` sees it (``names``: display names per seat); None for
+        a kind the catalog does not know."""
+        key = self.key(entry, seat, whole)
+        if key is None:
+            return None
+        return FIELD.sub(lambda m: self.field(m[1], entry.get(m[1]), names), self.entries[key])
+
+    def fields(self, key: str) -> list[str]:
+        """The fields a template names."""
+        return FIELD.findall(self.entries[key])
+
+    def is_hidden(self, entry: Entry) -> bool:
+        """A kind a short log may leave out (the generator's draws, phases)."""
+        return str(entry.get("kind")) in self.hidden
+
+
+def is_private(entry: Entry, seat: int | None, whole: bool = False) -> bool:
+    """Whether ``seat`` was told the whole entry while others got less (``private_mark``)."""
+    to = entry.get("to")
+    return not whole and seat is not None and isinstance(to, list) and seat in to
+
+
+@cache
+def catalog(language: str = "en") -> Catalog:
+    """The catalog shipped with the package (``logtext.<language>.json``)."""
+    source = resources.files("echoridge_client").joinpath(f"logtext.{language}.json")
+    return Catalog.parse(json.loads(source.read_text(encoding="utf-8")))
+
+
+def render(
+    entry: Entry,
+    names: Sequence[str] = (),
+    seat: int | None = None,
+    *,
+    whole: bool = False,
+    mark: bool = True,
+    language: str = "en",
+) -> str:
+    """One entry in words, with the private mark when only ``seat`` (and who else is in
+    ``to``) was told all of it; an unknown kind comes out as its name."""
+    text = catalog(language)
+    out = text.text(entry, names, seat, whole)
+    if out is None:
+        out = str(entry.get("kind"))
+    if mark and is_private(entry, seat, whole) and text.private_mark:
+        out = f"{out} {text.private_mark}"
+    return out

@@ -1,0 +1,143 @@
+"""``echoridge_client.logtext``: every kind of entry the engine can produce has a template, every
+template names only fields its entries carry (for every viewer of random games), and a few
+entries in words (a failed backup, a Stakeout peek for the peeker and for the others)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from echoridge.rules import EVERYONE, SPECTATOR
+from echoridge.rules import events as ev
+from echoridge.rules.log import entries_for, told
+from echoridge.rules.model import Status
+from echoridge.rules.serial import tag_of
+from echoridge.rules.views import Seat
+from echoridge.simulate import game_seed, play_random
+from echoridge_client import logtext
+from echoridge_client.logtext import catalog, render, seat_names
+
+CLIENT = Path(logtext.__file__).parent
+NAMES = ["Ada", "Bo (bot)", "Cy", "Di"]
+
+
+def engine_kinds() -> set[str]:
+    """Every tag of the engine's Event union, as log entries name them (``continued`` is the
+    engine's bookkeeping and never an entry), and the server's ``timed_out``."""
+    kinds = set()
+    for cls in typing.get_args(ev.Event):
+        fields = {f: None for f in cls.__dataclass_fields__}
+        kinds.add(tag_of(cls(**fields)))
+    return (kinds - {"continued"}) | {"timed_out"}
+
+
+def test_every_kind_the_engine_produces_has_a_template() -> None:
+    text = catalog()
+    kinds = engine_kinds()
+    assert len(kinds) > 50
+    missing = sorted(
+        k
+        for k in kinds
+        if k not in text.entries and not {f"{k}.yes", f"{k}.no"} <= set(text.entries)
+    )
+    assert not missing, f"no template for {missing}"
+    unknown = sorted(
+        k for k in text.entries if k.split(".")[0] not in kinds
+    )  # a template for no kind
+    assert not unknown, unknown
+    assert text.hidden <= kinds | {"continued"}
+
+
+def test_every_template_names_only_fields_its_entries_carry() -> None:
+    """Random games of 1-4 players through the engine's log for each seat, a spectator and
+    everyone: each entry's template names only fields the entry has, and renders."""
+    text = catalog()
+    seen: set[str] = set()
+    for players in (1, 2, 3, 4):
+        for game in range(3):
+            for command, events, state in play_random(players, game_seed(11 + players, game)):
+                said = told(state, command, events)
+                over = state.status is Status.OVER
+                viewers: list[tuple[Any, int | None]] = [(Seat(s), s) for s in range(players)]
+                viewers += [(SPECTATOR, None), (EVERYONE, None)]
+                for viewer, seat in viewers:
+                    whole = over or viewer is EVERYONE
+                    for entry in entries_for(said, EVERYONE if over else viewer):
+                        entry = json.loads(json.dumps(entry))
+                        key = text.key(entry, seat, whole)
+                        assert key is not None, entry
+                        seen.add(key)
+                        lacking = [f for f in text.fields(key) if f not in entry]
+                        assert not lacking, (key, lacking, entry)
+                        line = render(entry, NAMES[:players], seat, whole=whole)
+                        assert "{" not in line and line.strip(), (key, line)
+    assert {"token_peeked", "token_peeked.others", "car_driven", "turn_began"} <= seen
+
+
+def test_a_failed_backup_in_words() -> None:
+    entry = {"kind": "backup_called", "seat": 1, "risk": 4, "dice": [5], "success": False}
+    assert render(entry, NAMES, seat=0) == "Bo (bot) called for backup: risk 4, die 5: failure"
+    entry = {**entry, "success": True, "dice": [2, 6]}
+    assert render(entry, NAMES) == "Bo (bot) called for backup: risk 4, die 2, 6: success"
+
+
+def test_a_stakeout_peek_for_the_peeker_and_for_the_others() -> None:
+    whole = {"kind": "token_peeked", "seat": 0, "block": [3, 2], "token": "stakeout",
+             "value": 4, "proof": "token/3,2", "to": [0]}  # fmt: skip
+    others = {k: v for k, v in whole.items() if k not in ("value", "proof")}
+    assert render(whole, NAMES, seat=0) == (
+        "Ada looked at the Stakeout token on (3,2): 4 (only you)"
+    )
+    for seat in (1, None):  # another seat, a spectator
+        assert render(others, NAMES, seat=seat) == "Ada looked at the Stakeout token on (3,2)"
+    # after the game the log is whole: nothing is marked as only the viewer's
+    assert render(whole, NAMES, seat=1, whole=True) == (
+        "Ada looked at the Stakeout token on (3,2): 4"
+    )
+
+
+@pytest.mark.parametrize(
+    ("entry", "words"),
+    [
+        ({"kind": "car_driven", "seat": 2, "path": [[1, 1], [1, 2]], "hours": 2},
+         "Cy drove (1,1) → (1,2) (2 h)"),
+        ({"kind": "suspect_drawn", "seat": 0, "card": "S07", "to": [0]},
+         "Ada drew the Suspect card Frankie Bellows (only you)"),
+        ({"kind": "suspect_drawn", "seat": 3, "to": [3]}, "Di drew a Suspect card"),
+        ({"kind": "turn_began", "seat": 0, "number": 3, "night": True}, "Turn 3 (night): Ada"),
+        ({"kind": "event_resolved", "slot": 2, "resolver": 3, "contributors": []},
+         "Di resolved the event in slot 2 (contributors: nobody)"),
+        ({"kind": "game_ended", "winners": [0, 2]}, "The game is over. Winners: Ada, Cy"),
+        ({"kind": "force_played", "seat": 1, "card": "tip_line", "block": None},
+         "Bo (bot) played Tip Line"),
+        ({"kind": "timed_out", "seat": 9}, "P10 ran out of time: the server answered for them"),
+        ({"kind": "who_knows"}, "who_knows"),
+    ],
+)  # fmt: skip
+def test_entries_in_words(entry: dict[str, Any], words: str) -> None:
+    assert render(entry, NAMES, seat=0) == words
+
+
+def test_names_come_from_the_view_with_bots_marked() -> None:
+    players = [{"seat": 0, "name": "Ada"}, {"seat": 1, "name": "x", "bot": "greedy"}, {}]
+    assert seat_names(players) == ["Ada", "x (bot)", "P3"]
+
+
+def test_the_sdk_never_imports_the_server_package() -> None:
+    for path in CLIENT.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            for name in names:
+                top = name.split(".")[0]
+                lazy = path.name == "transcripts.py"  # the optional engine replay (see there)
+                assert top != "echoridge" or lazy, f"{path.name} imports {name}"
