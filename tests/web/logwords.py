@@ -73,19 +73,22 @@ def key_for(entry: dict[str, Any], seat: int | None, whole: bool = False) -> str
     return kind if kind in entries else None
 
 
-def render(entry: dict[str, Any], players: list[dict[str, Any]], seat: int | None) -> str | None:
-    """The line the page shows for ``entry`` (None: not shown), with the private mark."""
+def render(
+    entry: dict[str, Any], players: list[dict[str, Any]], seat: int | None, whole: bool = False
+) -> str | None:
+    """The line the page shows for ``entry`` (None: not shown), with the private mark;
+    ``whole``: the entry is in its whole form for everyone (the version that ended the game)."""
     text = logtext()
     if entry["kind"] in text["hidden"]:
         return None
-    key = key_for(entry, seat)
+    key = key_for(entry, seat, whole)
     if key is None:
         return None
     line = re.sub(
         r"\{([a-z_]+)\}", lambda m: _field(m[1], entry.get(m[1]), players), text["entries"][key]
     )
     to = entry.get("to")
-    if isinstance(to, list) and to and seat in to:
+    if isinstance(to, list) and to and seat in to and not whole:
         line += " " + text["private_mark"]
     return line
 
@@ -126,7 +129,8 @@ def expected_lines(person: Any, version: int) -> list[str]:
     you = view.get("you") or {}
     seat = you.get("seat") if isinstance(you, dict) else None
     entries = delta_logs(frames).get(version, [])
-    lines = [render(e, view.get("players") or [], seat) for e in entries]
+    whole = any(e["kind"] == "game_ended" for e in entries)
+    lines = [render(e, view.get("players") or [], seat, whole) for e in entries]
     return [line for line in lines if line is not None]
 
 

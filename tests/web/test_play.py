@@ -22,6 +22,7 @@ from playwright.sync_api import expect
 from echoridge_protocol import codec
 from tests.e2e.conftest import ServerProcess
 from tests.e2e.test_game import frames_before_the_end, leaks
+from tests.web.a11y import assert_accessible
 from tests.web.conftest import SERVER_OPTIONS, base_url
 from tests.web.logwords import logtext, results, seat_name, wait_panel
 from tests.web.pilot import ACTIONS, JSON, Person, command_key, play_turn
@@ -228,6 +229,8 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
     for seat, (c, r) in parked.items():  # the spectator saw the friends' drives
         car = cleo.page.locator(f'.board [data-block="{c},{r}"] [data-car="{seat}"]')
         expect(car).to_have_count(1)
+    assert_accessible(ann.page, "a seat's end of the game")
+    assert_accessible(cleo.page, "a spectator's end of the game")
     ann.page.screenshot(path=str(screenshots / "game-over-seat.png"), full_page=True)
     cleo.page.screenshot(path=str(screenshots / "game-over-reveal.png"), full_page=True)
 

@@ -71,10 +71,11 @@ function nameLines(name) {
 }
 
 // What a block holds, in words; it starts with the name the block shows.
-function describeBlock(b, players, me) {
+function describeBlock(b, players, me, city = {}) {
   const shown = b.hq ? "Police HQ" : String(b.name || "");
   const parts = [`${shown} ${at(b.block)}`.trim()];
   if (b.hq && b.name && b.name !== shown) parts.push(b.name);
+  if (b.hq && (city.holding_tokens || []).length) parts.push(`Holding tokens: ${city.holding_tokens.join(", ")}`);
   if (b.mobster) parts.push(`${b.mobster} mobster`);
   if (b.clue) parts.push(clueWords(b.clue) + (b.clue.value === null ? ", face down" : ""));
   if (b.events && b.events.length) parts.push(`event token of slot ${b.events.join(" and ")}`);
@@ -128,39 +129,47 @@ export function renderBoard(view, { me = null, targets = new Map(), verifier = n
       "data-block": key,
       "data-mobster": b.mobster || "",
     });
-    const label = describeBlock(b, players, me);
-    g.append(s("title", {}, target ? `${label}. ${target.label}` : label));
-    g.append(s("rect", { x: x + 2, y: y + 2, width: W - 4, height: H - 4, rx: 8, class: "cell" }));
+    const label = describeBlock(b, players, me, city);
+    // The block is two layers: `pick` (its cell and its name, the button when it can be
+    // picked: its accessible name starts with the name it shows) and the marks on it, drawn
+    // for the eye (the label says what they show) and letting the pointer through to the cell.
+    const pick = s("g", { class: `pick${target ? " target" : ""}`, "data-at": key });
+    // a tooltip, for the pointer: the same words as the label
+    pick.append(s("title", {}, target ? `${label}. ${target.label}` : label));
+    pick.append(s("rect", { x: x + 2, y: y + 2, width: W - 4, height: H - 4, rx: 8, class: "cell" }));
     const [line1, line2] = nameLines(b.hq ? "Police HQ" : String(b.name || ""));
-    g.append(s("text", { x: x + 8, y: y + 17, class: "block-name" }, line1));
-    if (line2) g.append(s("text", { x: x + 8, y: y + 32, class: "block-name" }, line2));
-    if (b.mobster) g.append(mobsterMark(b.mobster, x + 25, y + 56, 15));
-    if (b.clue) g.append(clueMark(b.clue, b.block, verifier, x + 44, y + 42));
+    // one text with a space between its two lines, so that its words read as the name
+    pick.append(s("text", { x: x + 8, y: y + 17, class: "block-name" }, line1,
+      line2 ? [" ", s("tspan", { x: x + 8, y: y + 32 }, line2)] : null));
+    const marks = s("g", { class: "marks", "aria-hidden": "true" });
+    g.append(pick, marks);
+    if (b.mobster) marks.append(mobsterMark(b.mobster, x + 25, y + 56, 15));
+    if (b.clue) marks.append(clueMark(b.clue, b.block, verifier, x + 44, y + 42));
     if (b.hq) {
       (city.holding_tokens || []).forEach((colour, i) => {
-        g.append(s("g", { class: `holding-token mobster-${colour}` },
+        marks.append(s("g", { class: `holding-token mobster-${colour}` },
           s("title", {}, `${colour} Holding token`),
           s("rect", { x: x + 8 + i * 22, y: y + 44, width: 19, height: 19, rx: 3, fill: `url(#pat-${colour})`, class: "mob-edge" }),
           s("text", { x: x + 17.5 + i * 22, y: y + 58, class: "mob-letter small", "text-anchor": "middle" }, MOBSTER_LETTER[colour])));
       });
     }
-    (b.events || []).forEach((slot, i) => g.append(eventMark(slot, x + 6 + i * 22, y + 77)));
-    (b.cars || []).forEach((seat, i) => g.append(carMark(seat, me, x + W - 31, y + 79 - i * 18)));
+    (b.events || []).forEach((slot, i) => marks.append(eventMark(slot, x + 6 + i * 22, y + 77)));
+    (b.cars || []).forEach((seat, i) => marks.append(carMark(seat, me, x + W - 31, y + 79 - i * 18)));
     if (target) {
-      g.setAttribute("tabindex", "-1");
-      g.setAttribute("role", "button");
-      g.setAttribute("aria-label", `${label}. ${target.label}`);
-      g.dataset.key = `block-${key}`;
+      pick.setAttribute("tabindex", "-1");
+      pick.setAttribute("role", "button");
+      pick.setAttribute("aria-label", `${label}. ${target.label}`);
+      pick.dataset.key = `block-${key}`;
       g.addEventListener("click", () => target.pick());
-      g.addEventListener("keydown", (event) => {
+      pick.addEventListener("keydown", (event) => {
         if (event.key === "Enter" || event.key === " ") {
           event.preventDefault();
           target.pick();
-        } else if (moveFocus(buttons, g, event.key)) {
+        } else if (moveFocus(buttons, pick, event.key)) {
           event.preventDefault();
         }
       });
-      buttons.push(g);
+      buttons.push(pick);
     }
     svg.append(g);
   }
@@ -173,7 +182,7 @@ export function renderBoard(view, { me = null, targets = new Map(), verifier = n
 }
 
 function place(el) {
-  const [c, r] = el.dataset.block.split(",").map(Number);
+  const [c, r] = el.dataset.at.split(",").map(Number);
   return { c, r };
 }
 

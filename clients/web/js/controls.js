@@ -142,12 +142,12 @@ export function decisionBody(view, legal, ctx) {
       "each card's commitment is shown, and the card you get is checked against it."));
     parts.push(h("div", { class: "slots" }, legal.map((cmd) => {
       const digest = (decision.commitments || [])[cmd.slot - 1] || "";
-      return h("button", {
+      // the button's name is the words it shows; the commitment is printed under it
+      return h("div", { class: "slot-wrap" }, h("button", {
         type: "button", class: "cmd slot-card", "data-cmd": commandKey(cmd), "data-key": `cmd-${commandKey(cmd)}`,
         disabled: ctx.busy, onclick: () => ctx.send(cmd),
-        "aria-label": `Face-down card ${cmd.slot}`,
-      }, h("span", { class: "slot-back" }, "?"), h("span", {}, `Card ${cmd.slot}`),
-      h("small", { class: "commitment", title: digest }, digest ? `${digest.slice(0, 10)}…` : ""));
+      }, h("span", { class: "slot-back", "aria-hidden": "true" }, "?"), h("span", {}, `Card ${cmd.slot}`)),
+      h("small", { class: "commitment", title: digest }, digest ? `commitment ${digest.slice(0, 10)}…` : ""));
     })));
   } else if (kind === "accusation") {
     parts.push(accusation(view, legal, ctx));

@@ -146,7 +146,7 @@ export class LobbyPage {
   }
 
   tableList(tables, joinable) {
-    return h("div", { class: "table-scroll" }, h("table", { class: "tables" },
+    return h("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": joinable ? "Tables waiting for players" : "Games being played" }, h("table", { class: "tables" },
       h("thead", {}, h("tr", {}, h("th", {}, "Table"), h("th", {}, "Players"), h("th", {}, "Seats"), h("th", {}, "Spectators"), h("th", {}, h("span", { class: "visually-hidden" }, "Actions")))),
       h("tbody", {}, tables.map((t) => h("tr", { "data-table": t.table, "data-status": t.status || "waiting" },
         h("td", {}, h("span", { class: "table-id" }, t.table), h("br"),

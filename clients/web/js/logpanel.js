@@ -11,13 +11,14 @@ export class LogPanel {
     this.session = session;
     this.text = null;
     this.problem = null;
-    this.list = h("ol", {
-      class: "log", id: "log", role: "log", tabindex: 0, "aria-label": "Game log", "aria-live": "polite",
-    });
+    // role="log" (a polite live region) on a scrollable box the keyboard can reach; the
+    // lines are a list inside it.
+    this.list = h("ol", { class: "log-lines" });
+    this.box = h("div", { class: "log", id: "log", role: "log", tabindex: 0, "aria-label": "Game log" }, this.list);
     this.shown = 0; // records of session.log already drawn
     this.players = null; // the players' names the lines were drawn with
     this.el = h("section", { class: "panel log-panel", "aria-labelledby": "log-title" },
-      h("h2", { id: "log-title" }, "Log"), this.list);
+      h("h2", { id: "log-title" }, "Log"), this.box);
     loadLogText().then((text) => {
       this.text = text;
       this.redraw();
@@ -65,13 +66,15 @@ export class LogPanel {
     const view = session.view || {};
     const players = view.players || [];
     const seat = this.seat();
-    const atBottom = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 40;
+    const box = this.box;
+    const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
     const items = [];
-    for (const { v, e } of records) {
+    for (const { v, e, w } of records) {
       if (!e || typeof e !== "object" || isHidden(this.text, e)) continue;
-      const line = entryText(this.text, e, { players, seat, whole: session.logWhole });
+      const whole = session.logWhole || Boolean(w);
+      const line = entryText(this.text, e, { players, seat, whole });
       if (line === null) continue;
-      const mine = !session.logWhole && isPrivate(e, seat);
+      const mine = !whole && isPrivate(e, seat);
       const item = h("li", {
         class: `${e.kind === "turn_began" ? "turn-line" : ""}${mine ? " private" : ""}`.trim() || null,
         "data-kind": e.kind,
@@ -82,6 +85,6 @@ export class LogPanel {
       items.push(item);
     }
     this.list.append(...items);
-    if (atBottom || this.shown === records.length) this.list.scrollTop = this.list.scrollHeight;
+    if (atBottom || this.shown === records.length) box.scrollTop = box.scrollHeight;
   }
 }

@@ -126,7 +126,7 @@ export function caseFile(view, verifier) {
     shown.length ? [h("h3", {}, "Your cards others saw"), h("ul", { class: "plain muted" }, shown)] : null,
     h("h3", {}, `Suspects: ${(you.suspects || []).length} in your hand, ${(you.seen || []).length} seen, ${possible.size} possible`),
     h("p", { class: "muted small" }, "Every card you hold or have seen is innocent. The murderer is never in any hand."),
-    h("div", { class: "notebook-wrap" }, notebook),
+    h("div", { class: "notebook-wrap", tabindex: 0, role: "region", "aria-label": "Suspect notebook (scrolls sideways)" }, notebook),
     you.accusation ? h("p", {}, "Your accusation: ", h("strong", {}, `${you.accusation} ${suspectName(you.accusation)}`)) : null);
 }
 

@@ -133,7 +133,9 @@ export class TableSession extends EventTarget {
       }
       this.version = message.version;
       if (Array.isArray(message.log) && message.log.length) {
-        const fresh = message.log.map((e) => ({ v: message.version, e }));
+        // The entries of the version that ends the game come whole, as everything after it.
+        const whole = Boolean(this.view && this.view.status === "over");
+        const fresh = message.log.map((e) => (whole ? { v: message.version, e, w: true } : { v: message.version, e }));
         this.log.push(...fresh);
         this.emit("log", { reset: false, fresh });
       }
