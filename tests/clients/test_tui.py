@@ -16,7 +16,9 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Button, RadioSet, Static
 
-from echoridge.rules.views import SPECTATOR
+from echoridge.rules import EVERYONE, SPECTATOR
+from echoridge.rules.log import entries_for, told
+from echoridge.rules.model import Status
 from echoridge.rules.views import Seat as SeatViewer
 from echoridge.rules.views import view as project
 from echoridge.simulate import game_seed, play_random
@@ -28,8 +30,10 @@ from echoridge_client.tui import EchoRidgeApp, panels, render
 from echoridge_client.tui.data import suspect_name
 from echoridge_client.tui.describe import describe, menu_order, prompt
 from echoridge_client.tui.game import AlertScreen, GameScreen, ResultScreen
-from echoridge_client.tui.journal import changes
+from echoridge_client.tui.help import HelpScreen
+from echoridge_client.tui.logpanel import lines as log_lines
 from echoridge_client.tui.screens import LobbyScreen, WaitingScreen
+from echoridge_protocol import messages as m
 from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 
 SIZE = (200, 60)
@@ -78,6 +82,9 @@ async def test_play_a_whole_game_from_the_lobby_through_the_menu(server: ServerP
         assert isinstance(waiting, WaitingScreen)
         table = app.ctx.table
         assert table and table in text_of(waiting, "#table-info")
+        await until(pilot, lambda: waiting.info is not None, "the seats are listed")
+        assert "P1  Tester (you)" in text_of(waiting, "#seat-list")
+        assert "P2  free" in text_of(waiting, "#seat-list")
 
         for n, button in enumerate(("#add-random", "#add-random", "#add-greedy"), start=1):
             widget = waiting.query_one(button, Button)
@@ -87,6 +94,8 @@ async def test_play_a_whole_game_from_the_lobby_through_the_menu(server: ServerP
             await until(pilot, lambda: waiting.bots == n, "a bot is added")  # noqa: B023
         await until(pilot, lambda: not waiting.busy and waiting.taken == 4, "four seats taken")
         assert "4/4" in text_of(waiting, "#table-info")
+        await until(pilot, lambda: "greedy bot" in text_of(waiting, "#seat-list"), "bots listed")
+        assert "random bot" in text_of(waiting, "#seat-list")
         await pilot.click("#start")
 
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
@@ -96,6 +105,17 @@ async def test_play_a_whole_game_from_the_lobby_through_the_menu(server: ServerP
         city = text_of(game, "#city")
         assert "HQ" in city and "row 5" in city and "col 5" in city
         assert "Time track" in text_of(game, "#track")
+        assert "Tester (you)" in text_of(game, "#officers")
+        assert "(bot)" in text_of(game, "#officers")  # bots are marked
+
+        await pilot.press("question_mark")  # how to play, and back
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
+        await until(pilot, lambda: bool(app.screen.query("#help")), "the help's contents")
+        help_text = text_of(app.screen, "#help")
+        assert "HOW TO PLAY" in help_text and "Mobster Roll" in help_text
+        assert "Stakeout" in help_text and "face-down Search token" in help_text
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is game, "back to the game")
 
         moves = 0
         while not isinstance(app.screen, ResultScreen):
@@ -122,8 +142,9 @@ async def test_play_a_whole_game_from_the_lobby_through_the_menu(server: ServerP
         assert f"The murderer was {murderer} {suspect_name(murderer)}" in summary
         assert moves >= 5
         assert any(line.startswith("-- Turn") for line in game.log_lines)
-        assert "The game begins: someone has been murdered in Echo Ridge." in game.log_lines
-        assert any(line.startswith("Game over.") for line in game.log_lines)
+        assert "  The game begins with 4 officers" in game.log_lines
+        assert any(line.startswith("  The game is over. Winners:") for line in game.log_lines)
+        assert any(line.startswith("  Tester (you) drove") for line in game.log_lines)
         hand = session.you.get("suspects") or []
         if hand:  # every card drawn was checked against its commitment, and says so
             assert f"{hand[0]} {suspect_name(hand[0])} ✓" in text_of(game, "#you")
@@ -161,7 +182,7 @@ async def test_watch_renders_a_running_table(server: ServerProcess) -> None:
             assert "HQ" in city and "car " in city and "row 5" in city
             assert "Spectating" in text_of(game, "#prompt")
             assert "Spectating" in text_of(game, "#you")
-            assert "P2" in text_of(game, "#officers")
+            assert "person" in text_of(game, "#officers") and "(bot)" in text_of(game, "#officers")
             assert game.commands == []
 
             player = asyncio.create_task(play_first_entries())
@@ -184,16 +205,27 @@ async def test_watch_renders_a_running_table(server: ServerProcess) -> None:
 
 def test_every_view_of_a_simulated_game_renders_and_every_command_reads() -> None:
     """No server: every view of a random 3-player game, for each seat and a spectator, goes
-    through the renderers, the log and the menu's descriptions; reveals the verifier checked
+    through the renderers, the log panel and the menu's descriptions; reveals the verifier checked
     are marked ✓."""
     verifiers = [Verifier() for _ in range(3)]
-    before: list[dict[str, Any] | None] = [None] * 4
     kinds: set[str] = set()
     lines: list[str] = []
     state = None
-    for _command, _events, state in play_random(3, game_seed(7, 0)):
+    for command, events, state in play_random(3, game_seed(7, 0)):
+        said = told(state, command, events)
+        over = state.status is Status.OVER
         for i, viewer in enumerate([SeatViewer(0), SeatViewer(1), SeatViewer(2), SPECTATOR]):
             v = project(state, viewer)
+            names = [f"name {s}" for s in range(3)]
+            new_lines = [
+                t.plain
+                for t in log_lines(
+                    entries_for(said, EVERYONE if over else viewer), names, i if i < 3 else None,
+                    whole=over,
+                )
+            ]  # fmt: skip
+            if i == 0:
+                lines += new_lines
             checked = render.Checked()
             if i < 3:
                 verifiers[i].check(v)
@@ -213,10 +245,6 @@ def test_every_view_of_a_simulated_game_renders_and_every_command_reads() -> Non
             for cmd in legal:
                 kinds.add(cmd["type"])
                 assert describe(cmd, v)
-            new_lines = changes(before[i], v)
-            if i == 0:
-                lines += new_lines
-            before[i] = v
     assert state is not None
     final = project(state, SeatViewer(0))
     assert final["status"] == "over"
@@ -224,6 +252,7 @@ def test_every_view_of_a_simulated_game_renders_and_every_command_reads() -> Non
     assert f"The murderer was {murderer} {suspect_name(murderer)}" in panels.result(final).plain
     assert {"drive", "coffee_break", "accuse"} <= kinds
     assert any(line.startswith("-- Turn") for line in lines)
+    assert any(line.endswith("(only you)") for line in lines)
     hand = final["you"]["suspects"]
     if hand:
         you = plain(panels.you(final, render.Checked.of(verifiers[0])))
@@ -234,8 +263,11 @@ async def test_a_failed_reveal_check_raises_the_alarm() -> None:
     """A session whose verifier caught a bad reveal: the game screen says so, loudly."""
 
     class Stub:
-        table, version, verifier, on_update = "t-stub", 1, None, None
+        table, version, verifier, on_update, on_log = "t-stub", 1, None, None, None
+        log_whole = over = False
+        presence = None
         view: dict[str, Any] = {"status": "playing", "you": None}  # noqa: RUF012
+        log: list[dict[str, Any]] = []  # noqa: RUF012
         error: BaseException | None = None
 
     stub = Stub()
@@ -255,3 +287,69 @@ async def test_a_failed_reveal_check_raises_the_alarm() -> None:
         await pilot.press("enter")
         await until(pilot, lambda: app.screen is game, "the alarm is dismissed")
         assert "REVEAL CHECK FAILED" in text_of(game, "#alert")
+
+
+class StubSession:
+    """What the game screen reads of a session, without a server."""
+
+    table, version, verifier = "t-stub", 3, None
+    on_update: Any = None
+    on_log: Any = None
+    error: BaseException | None = None
+    log_whole = False
+    over = False
+
+    def __init__(self, view: dict[str, Any], log: list[dict[str, Any]]) -> None:
+        self.view = view
+        self.log = log
+        self.presence = m.Presence(
+            table="t-stub",
+            seats=(m.SeatPresence(0, True, 1), m.SeatPresence(1, False, 2)),
+            spectators=2,
+        )
+
+
+async def test_the_log_panel_words_the_entries_with_names_and_marks_private_ones() -> None:
+    _command, _events, state = next(iter(play_random(2, game_seed(3, 0))))
+    view = project(state, SeatViewer(0))  # a real view, with names of our own
+    view["players"][0].update(name="Ada", bot=None)
+    view["players"][1].update(name="Robo", bot="greedy")
+    first = [
+        {"kind": "game_started", "players": 2, "order": [0, 1], "abilities": [], "names": [],
+         "bots": [], "to": []},
+        {"kind": "drawn", "index": 0, "bound": 24, "value": 3, "to": []},
+        {"kind": "turn_began", "seat": 0, "number": 1, "night": False},
+    ]  # fmt: skip
+    stub = StubSession(view, list(first))
+    app: App[None] = App()
+    async with app.run_test(size=SIZE) as pilot:
+        game = GameScreen(stub, read_only=True)  # type: ignore[arg-type]
+        await app.push_screen(game)
+        await pilot.pause(0.2)
+        assert stub.on_log is not None
+        assert game.log_lines == [
+            "  The game begins with 2 officers",
+            "-- Turn 1 (day): Ada (you) --",
+        ]
+        stub.on_log(stub, [
+            {"kind": "car_driven", "seat": 0, "path": [[3, 3], [3, 2]], "hours": 1},
+            {"kind": "action_taken", "seat": 0, "action": "call_for_backup", "hours": 4,
+             "risk": 4},
+            {"kind": "backup_called", "seat": 0, "risk": 4, "dice": [6], "success": False},
+            {"kind": "token_peeked", "seat": 0, "block": [3, 2], "token": "stakeout",
+             "value": 2, "to": [0]},
+            {"kind": "token_peeked", "seat": 1, "block": [1, 1], "token": "search", "to": [1]},
+        ], False)  # fmt: skip
+        assert game.log_lines[2:] == [
+            "  Ada (you) drove (3,3) → (3,2) (1 h)",
+            "  Ada (you): Call for Backup, 4 h",
+            "  Ada (you) called for backup: risk 4, die 6: failure",
+            "  Ada (you) looked at the Stakeout token on (3,2): 2 (only you)",
+            "  Robo (bot) looked at the Search token on (1,1)",
+        ]
+        await pilot.pause(0.2)
+        officers = text_of(game, "#officers")
+        assert "● Ada (you)" in officers and "○ Robo (bot)" in officers
+        assert "2 watching" in text_of(game, "#prompt")
+        stub.on_log(stub, [{"kind": "turn_began", "seat": 1, "number": 2, "night": True}], True)
+        assert game.log_lines == ["-- Turn 2 (night): Robo (bot) --"]  # a fresh log

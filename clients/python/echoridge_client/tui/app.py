@@ -27,7 +27,8 @@ CSS = """
 #forms { width: 48; padding: 0 1; }
 #forms Label { margin-top: 1; text-style: bold; }
 #seats { layout: horizontal; height: auto; }
-#lobby-status, #table-info { padding: 0 1; height: auto; }
+#lobby-status, #table-info, #seat-list { padding: 0 1; height: auto; }
+#help-box { padding: 0 2; }
 #waiting-buttons { height: auto; }
 #waiting-buttons Button { margin: 0 1; }
 #wait-log { height: 1fr; border: round $primary; }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from echoridge_client.logtext import seat_name, seat_names
 from echoridge_client.tui.data import (
     ACTIONS,
     DECISIONS,
@@ -20,11 +21,22 @@ View = dict[str, Any]
 Command = dict[str, Any]
 
 
-def who(seat: int | None, me: int | None = None) -> str:
-    """``You`` for the viewer's own seat, else P1..P4 (seat 0 is P1)."""
+def names(view: View, me: int | None = None) -> list[str]:
+    """Display names per seat (the players' own, ``(bot)`` after a server bot's; ``P1``.. for a
+    seat without one; ``(you)`` after ``me``'s): shown as text, never as markup."""
+    out = seat_names(list(view.get("players") or ()))
+    if me is not None and 0 <= me < len(out):
+        out[me] = f"{out[me]} (you)"
+    return out
+
+
+def who(seat: int | None, me: int | None = None, view: View | None = None) -> str:
+    """A seat's display name from ``view`` (``(you)`` after the viewer's own), else P1..P4
+    (seat 0 is P1)."""
     if seat is None:
         return "nobody"
-    return "You" if seat == me else f"P{seat + 1}"
+    name = seat_name(names(view), seat) if view is not None else f"P{seat + 1}"
+    return f"{name} (you)" if seat == me else name
 
 
 def at(block: Any) -> str:
@@ -163,16 +175,16 @@ def describe(command: Command, view: View) -> str:
         if target is None:
             return "Draw the top Suspect card"
         n = players[target]["suspects"] if target < len(players) else "?"
-        return f"Look at one of {who(target, me)}'s {n} Suspect cards"
+        return f"Look at one of {who(target, me, view)}'s {n} Suspect cards"
     if kind == "interrogate":
         target = command.get("target")
         if target is None:
             return "Skip the Interrogate"
         n = players[target]["suspects"] if target < len(players) else "?"
-        return f"Interrogate {who(target, me)} ({n} Suspect cards)"
+        return f"Interrogate {who(target, me, view)} ({n} Suspect cards)"
     if kind == "pick_slot":
         decision = (view.get("you") or {}).get("decision") or {}
-        owner = who(decision.get("target"), me)
+        owner = who(decision.get("target"), me, view)
         return f"Pick face-down card #{command.get('slot')} of {owner}"
     if kind == "discard_force":
         return f"Discard Force card {force_name(str(command.get('card')))}"
@@ -228,11 +240,11 @@ def prompt(view: View) -> str:
     waiting = [d for d in view.get("decisions") or () if d.get("seat") != me]
     if waiting:
         d = waiting[0]
-        return f"Waiting for {who(d['seat'], me)}: {d['kind']}"
+        return f"Waiting for {who(d['seat'], me, view)}: {d['kind']}"
     if status == "accusing":
         return "Waiting for the other accusations"
     if turn:
-        return f"Waiting for {who(turn.get('seat'), me)} to play"
+        return f"Waiting for {who(turn.get('seat'), me, view)} to play"
     return "Waiting"
 
 

@@ -3,8 +3,9 @@ reveal check raises.
 
 Left: the city, the time track, the event slots and evidence, the officers.  Right: what the
 menu is for, the menu (one entry per command of ``you.legal``, Enter sends it with
-``Seat.act``), the seat's mat, hand and knowledge, and the game log.  The screen redraws at
-most ten times a second; the log is derived from every view the session receives.
+``Seat.act``), the seat's mat, hand and knowledge, and the game log: the session's log entries
+(SPEC.md §6.3) in words (``logpanel``).  The screen redraws at most ten times a second.  ``?``
+or F1 opens the help screen (how to play, what the board shows).
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from textual.widgets.option_list import Option
 
 from echoridge_client.errors import ClientError, RevealError
 from echoridge_client.session import Seat, TableSession
-from echoridge_client.tui import panels, render
-from echoridge_client.tui.describe import describe, menu_order, prompt
-from echoridge_client.tui.journal import changes
+from echoridge_client.tui import logpanel, panels, render
+from echoridge_client.tui.describe import describe, menu_order, my_seat, names, prompt
+from echoridge_client.tui.help import HelpScreen
 
 
 class GameScreen(Screen[None]):
@@ -32,6 +33,7 @@ class GameScreen(Screen[None]):
         Binding("q", "app.quit", "Quit"),
         Binding("m", "focus_menu", "Menu"),
         Binding("r", "show_result", "Result", show=False),
+        Binding("question_mark,f1", "help", "How to play"),
     ]
 
     def __init__(self, session: TableSession, *, read_only: bool) -> None:
@@ -39,14 +41,13 @@ class GameScreen(Screen[None]):
         self.session = session
         self.read_only = read_only or not isinstance(session, Seat)
         self.sub_title = f"table {session.table}" + (" (spectating)" if self.read_only else "")
-        self.previous: dict[str, Any] | None = None
         self.dirty = True
         self.sending = False
         self.commands: list[dict[str, Any]] = []  # what the menu offers, in legal order
         self.menu_version = -2
         self.result_shown = False
         self.alerted: BaseException | None = None
-        self.log_lines: list[str] = []  # everything written to the log, for tests
+        self.log_lines: list[str] = []  # every line of the log panel, for tests
         self.sent = 0  # commands chosen from the menu
 
     def compose(self) -> ComposeResult:
@@ -70,6 +71,8 @@ class GameScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#alert", Static).display = False
         self.session.on_update = self._view_changed
+        self.session.on_log = self._logged
+        self._logged(self.session, list(self.session.log), True)
         self._view_changed(self.session)
         self.set_interval(0.1, self._tick)
         self.query_one("#menu", OptionList).focus()
@@ -77,17 +80,23 @@ class GameScreen(Screen[None]):
     # --- following the session ------------------------------------------------------------------
 
     def _view_changed(self, session: TableSession) -> None:
-        """Called by the SDK after every change of the view: log what changed."""
-        view = session.view
-        if view is self.previous or not self.is_attached:
+        """Called by the SDK after every change of the view (or of who is connected)."""
+        self.dirty = True
+
+    def _logged(self, session: TableSession, entries: list[dict[str, Any]], reset: bool) -> None:
+        """Called by the SDK with new log entries (``reset``: a fresh log from a welcome)."""
+        if not self.is_attached:
             return
-        lines = changes(self.previous, view)
-        self.previous = view
-        if lines:
-            log = self.query_one("#log", RichLog)
-            for line in lines:
-                log.write(Text(line, style="bold" if line.startswith("--") else ""))
-            self.log_lines.extend(lines)
+        log = self.query_one("#log", RichLog)
+        if reset:
+            log.clear()
+            self.log_lines = []
+        view = session.view
+        whole = session.log_whole or session.over  # the last version is told whole
+        me = my_seat(view)
+        for text in logpanel.lines(entries, names(view, me), me, whole):
+            log.write(text)
+            self.log_lines.append(text.plain)
         self.dirty = True
 
     def _tick(self) -> None:
@@ -123,9 +132,13 @@ class GameScreen(Screen[None]):
         self.query_one("#track", Static).update(render.track(view))
         self.query_one("#events", Static).update(render.events(view))
         self.query_one("#evidence", Static).update(render.evidence(view, checked))
-        self.query_one("#officers", Static).update(render.officers(view))
+        presence = getattr(self.session, "presence", None)
+        self.query_one("#officers", Static).update(render.officers(view, presence))
         self.query_one("#you", Static).update(panels.you(view, checked))
-        title = f"{prompt(view)}   [version {self.session.version}, {view.get('status')}]"
+        title = f"{prompt(view)}   [version {self.session.version}, {view.get('status')}"
+        if presence is not None:
+            title += f", {presence.spectators} watching"
+        title += "]   ? help"
         if self.sending:
             title = "Sending..."
         self.query_one("#prompt", Static).update(Text(title, style="bold reverse"))
@@ -200,6 +213,9 @@ class GameScreen(Screen[None]):
 
     def action_focus_menu(self) -> None:
         self.query_one("#menu", OptionList).focus()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
 
     def action_show_result(self) -> None:
         if self.session.view.get("status") == "over":

@@ -39,7 +39,7 @@ def you(view: View, checked: Checked) -> RenderableType:
     me = int(y["seat"])
     players = view.get("players") or []
     p = players[me] if me < len(players) else {}
-    out = Text(f"You are P{me + 1}", style=seat_style(me))
+    out = Text(f"You are {who(me, None, view)} (P{me + 1})", style=seat_style(me))
     ability = str(p.get("ability") or "")
     name, effect = ABILITIES.get(ability, (ability or "-", ""))
     out.append(f"  ability {name}", style="bold")
@@ -64,7 +64,7 @@ def you(view: View, checked: Checked) -> RenderableType:
         for s in y["seen"]:
             _suspect_line(out, str(s), checked)
     for looker, card in y.get("shown") or ():
-        out.append(f"  {who(looker, me)} saw your {card}\n", style="dim")
+        out.append(f"  {who(looker, me, view)} saw your {card}\n", style="dim")
     traits: dict[str, str] = y.get("traits") or {}
     out.append("Known traits of the murderer: ", style="bold")
     if not traits:
@@ -107,14 +107,14 @@ def result(view: View) -> Text:
     out.append(f"{murderer} {suspect_name(murderer)}\n\n", style="bold")
     for seat, accused in enumerate(r.get("accusations") or ()):
         right = accused == murderer
-        out.append(f"{who(seat, me):>4} accused ", style=seat_style(seat))
+        out.append(f"{who(seat, me, view):>4} accused ", style=seat_style(seat))
         out.append(f"{accused or 'nobody'} {suspect_name(str(accused)) if accused else ''}")
         out.append("  right\n" if right else "  wrong\n", style="green" if right else "red")
     out.append("\n")
     if not winners:
         out.append("Nobody named the murderer: everyone loses.\n", style="bold")
     else:
-        names = ", ".join(who(w, me) for w in winners)
-        verb = "win" if len(winners) > 1 or me in winners else "wins"
+        names = ", ".join(who(w, me, view) for w in winners)
+        verb = "win" if len(winners) > 1 else "wins"
         out.append(f"{names} {verb}!\n", style="bold green")
     return out

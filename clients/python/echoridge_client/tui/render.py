@@ -193,10 +193,17 @@ def track(view: View) -> RenderableType:
                 line.append(" ")
             out.append_text(line)
             out.append("\n")
+    if players:
+        out.append("Officers: ")
+        for p in players:
+            seat = int(p["seat"])
+            out.append(f"P{seat + 1}", style=seat_style(seat))
+            out.append(f" {who(seat, me, view)}  ")
+        out.append("\n")
     turn = view.get("turn")
     if turn:
         out.append(
-            f"Turn {turn['number']}: {who(turn['seat'], me)} from space {turn['start']} "
+            f"Turn {turn['number']}: {who(turn['seat'], me, view)} from space {turn['start']} "
             f"({turn['time']}), phase {turn['phase']}, "
             f"{turn['drive_hours']} h driven + {turn['action_hours']} h of actions"
         )
@@ -221,7 +228,8 @@ def events(view: View) -> RenderableType:
         out.append(f": {effect}; {resolve} -> {rewards}\n")
         out.append("    tokens " + " ".join(at(b) for b in slot.get("tokens") or ()))
         if slot.get("removed_by"):
-            out.append("; removed by " + " ".join(who(s, me) for s in slot["removed_by"]))
+            removers = ", ".join(who(s, me, view) for s in slot["removed_by"])
+            out.append(f"; removed by {removers}")
         if slot.get("deadline") is not None:
             out.append(f"; deadline {slot['deadline']}", style="bold red")
         if slot.get("card_mobsters"):
@@ -244,7 +252,7 @@ def evidence(view: View, checked: Checked) -> RenderableType:
         out.append("□" * max(needed - clues, 0), style="dim")
         out.append(f" {clues}/{needed}")
         if e.get("holder") is not None:
-            out.append(f"  solved, held by {who(e['holder'], me)}", style="bold")
+            out.append(f"  solved, held by {who(e['holder'], me, view)}", style="bold")
         if name in traits:
             out.append(f"  you know: {traits[name]}", style="bold green")
             out.append_text(checked.mark(checked.trait(name)))
@@ -298,11 +306,22 @@ def _clues(p: dict[str, Any]) -> Text:
     return out if out.plain else Text("-", style="dim")
 
 
-def officers(view: View) -> RenderableType:
+def presence_dot(presence: Any, seat: int) -> Text:
+    """● connected, ○ away (a ``presence`` message, when the server sent one)."""
+    for s in getattr(presence, "seats", None) or ():
+        if s.seat == seat:
+            return Text("●", style="bold green") if s.connected else Text("○", style="dim red")
+    return Text("")
+
+
+def officers(view: View, presence: Any = None) -> RenderableType:
+    """Every officer's public state; ``presence``: the session's latest ``presence`` message
+    (None: not known), shown as a dot before each name."""
     players = view.get("players") or []
     me = my_seat(view)
     table = Table(
-        title="Officers  (clues: I rows, W columns, S search, K stakeout, H holding)",
+        title="Officers  (clues: I rows, W columns, S search, K stakeout, H holding)"
+        + ("  ● connected ○ away" if presence is not None else ""),
         title_style="bold",
         title_justify="left",
         box=None,
@@ -318,15 +337,19 @@ def officers(view: View) -> RenderableType:
         seat = int(p["seat"])
         arrests = Text()
         for colour in ("red", "blue", "gray"):
-            if colour in p.get("arrests") or ():
+            if colour in (p.get("arrests") or ()):
                 arrests.append(MOBSTER_LETTERS[colour], style=MOBSTER_STYLES[colour])
             else:
                 arrests.append(".", style="dim")
         state = "ended" if p.get("ended") else ""
         if p.get("accused"):
             state += " accused"
+        name = presence_dot(presence, seat) if presence is not None else Text()
+        if name.plain:
+            name.append(" ")
+        name.append(who(seat, me, view), style=seat_style(seat))
         table.add_row(
-            Text(who(seat, me), style=seat_style(seat)),
+            name,
             ABILITIES.get(str(p.get("ability")), (str(p.get("ability")), ""))[0],
             str(p.get("space")),
             str(p.get("badge")),

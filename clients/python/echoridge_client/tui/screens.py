@@ -2,7 +2,8 @@
 
 Lobby: the public tables waiting for players (select one to join it), a form to create a table
 (seats 1-4, public, spectators) and to join a table by its id.  Waiting room: the table id to
-give to friends, the seats taken, buttons to add random or greedy bots and to start.  When the
+give to friends, its seats and who sits in them (``Lobby.table``, asked again every second),
+buttons to add random or greedy bots and to start.  When the
 game starts (the seat's view leaves status ``new``), the game screen takes over.
 """
 
@@ -12,9 +13,10 @@ import getpass
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
@@ -36,6 +38,12 @@ from echoridge_client.errors import ClientError
 from echoridge_client.lobby import Lobby
 from echoridge_client.session import Seat, TableSession
 from echoridge_client.tui.game import GameScreen
+from echoridge_client.tui.help import HelpScreen
+from echoridge_protocol import messages as m
+
+
+def player_name(p: m.SeatInfo) -> str:
+    return f"{p.name} ({p.bot} bot)" if p.bot else p.name
 
 
 def default_name() -> str:
@@ -72,6 +80,7 @@ class Context:
 class LobbyScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         ("f5", "refresh", "Refresh tables"),
+        Binding("f1", "help", "How to play"),
         ("ctrl+q", "app.quit", "Quit"),
     ]
 
@@ -109,7 +118,7 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
-        table.add_columns("table", "seats", "taken", "spectators")
+        table.add_columns("table", "seats", "taken", "players", "spectators")
         self.run_worker(self._connect(), exclusive=True, group="lobby")
 
     def status(self, text: str, error: bool = False) -> None:
@@ -148,8 +157,16 @@ class LobbyScreen(Screen[None]):
         for t in tables:
             self.listed[t.table] = t.seats
             widget.add_row(
-                t.table, str(t.seats), str(t.taken), "yes" if t.spectators else "no", key=t.table
+                t.table,
+                str(t.seats),
+                str(t.taken),
+                Text(", ".join(player_name(p) for p in t.players)),  # text, never markup
+                "yes" if t.spectators else "no",
+                key=t.table,
             )
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
 
     async def action_refresh(self) -> None:
         await self._refresh()
@@ -217,12 +234,16 @@ class LobbyScreen(Screen[None]):
 class WaitingScreen(Screen[None]):
     """A joined table before its start: invite friends, add bots, start."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [("ctrl+q", "app.quit", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "help", "How to play"),
+        ("ctrl+q", "app.quit", "Quit"),
+    ]
 
     def __init__(self, ctx: Context) -> None:
         super().__init__()
         self.ctx = ctx
         self.taken: int | None = None
+        self.info: m.TableInfo | None = None  # the last look at the table
         self.busy = False
         self.bots = 0  # bots this screen added
         self.sub_title = f"table {ctx.table}"
@@ -231,6 +252,7 @@ class WaitingScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="table-info")
+        yield Static(id="seat-list")
         with Horizontal(id="waiting-buttons"):
             yield Button("Add random bot", id="add-random")
             yield Button("Add greedy bot", id="add-greedy")
@@ -245,6 +267,7 @@ class WaitingScreen(Screen[None]):
         ctx.session.on_update = self._view_changed
         self._info()
         self.note(f"Joined table [b]{ctx.table}[/] as P{(ctx.seat or 0) + 1}.")
+        self.note("F1: how to play.")
         self.set_interval(1.0, self._poll)
         self.run_worker(self._poll(), group="poll")
 
@@ -262,6 +285,29 @@ class WaitingScreen(Screen[None]):
             f"Friends join with: [b]echo-ridge play {ctx.url}[/], then join table "
             f"[b]{ctx.table}[/]\nFill the free seats with bots, then start the game."
         )
+        self.query_one("#seat-list", Static).update(self.seat_list())
+
+    def seat_list(self) -> Text:
+        """Every seat of the table: who sits there (bots marked) or free."""
+        ctx = self.ctx
+        out = Text("Seats:\n", style="bold")
+        if self.info is None:
+            return out + Text("  (looking...)", style="dim")
+        sitting = {p.seat: p for p in self.info.players}
+        for seat in range(self.info.seats):
+            out.append(f"  P{seat + 1}  ")
+            p = sitting.get(seat)
+            if p is None:
+                out.append("free", style="dim")
+            else:
+                out.append(player_name(p), style="bold" if seat == ctx.seat else "")
+                if seat == ctx.seat:
+                    out.append(" (you)")
+            out.append("\n")
+        return out
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
 
     def _view_changed(self, session: TableSession) -> None:
         if session.status != "new":
@@ -281,14 +327,11 @@ class WaitingScreen(Screen[None]):
         if ctx.lobby is None or self.started:
             return
         try:
-            tables = {t.table: t for t in await ctx.lobby.tables()}
+            mine = await ctx.lobby.table(ctx.table or "")
         except ClientError:
             return
-        mine = tables.get(ctx.table or "")
         if mine is not None:
-            ctx.seats, self.taken = mine.seats, mine.taken
-        elif ctx.seats is not None:
-            self.taken = ctx.seats  # public and no longer listed: full
+            ctx.seats, self.taken, self.info = mine.seats, mine.taken, mine
         self._info()
 
     @on(Button.Pressed, "#add-random")

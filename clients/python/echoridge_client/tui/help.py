@@ -1,0 +1,143 @@
+"""How to play, in the terminal client (``?`` or F1 on the game and waiting screens): the goal,
+the turn, the actions, evidence and suspects, the end, and what every glyph of the board means.
+It follows docs/rules.md, in short; the full rules are there."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from echoridge_client.tui.render import MOBSTER_STYLES
+
+GOAL = """\
+Someone has been murdered in Echo Ridge. Each officer has 48 hours on the shared time track to
+find out which of 16 suspects did it. Drive around the 5x5 city, arrest mobsters and collect
+clues. When the clues of one kind (over all players together) are complete, that evidence is
+solved: whoever collected the last clue learns one trait of the murderer in secret, and everyone
+who holds a clue of that kind gains a Suspect card. A Suspect card you hold or have seen is an
+innocent person (the murderer's card is sealed away). When every officer has ended, each one
+accuses a suspect in secret. The only officer who named the murderer wins; several: the highest
+badge, then the lowest tracker, then the most evidence tokens win; none: everybody loses."""
+
+TURN = """\
+The officer furthest back on the time track plays next (on a shared space: the top of the stack),
+so you may play several turns in a row. A turn that starts on 0-12 or 25-36 is a day turn, on
+13-24 or 37-47 a night turn, whatever the hours spent during it.
+  1. Drive (optional): block to adjacent block, 1 h per block entered (events may add more).
+  2. Action (required): exactly one; your tracker then moves on by the drive's and the action's
+     hours. No action ever takes you past 48.
+  3. Event lines (8, 16, 24, 32, 40): the first advance across a line brings in an event.
+  4. Mobster Roll: black and white dice name a block; an empty block gets a mobster from the
+     bag, an occupied one brings an event; a 6 or 3-3 is a reprieve; doubles 1-1, 2-2, 4-4, 5-5
+     roll again (a crime spree).
+  5. End of turn: timed events expire; on 43-47 you may Rest Your Case (end your game); on 48
+     your game ends.
+Force cards cost no hours; play them on your own turn at the moment each allows (the menu only
+offers what is allowed now). Badge levels 2, 4, 6, 8 and 10 each give an Interrogate: look at a
+random Suspect card of another officer."""
+
+ACTIONS = [
+    ("Arrest", "1 h", "day/night", "a mobster on your block: onto your arrest spot of its "
+     "colour (all three filled: +1 badge)"),
+    ("Coffee Break", "1 h", "day/night", "nothing happens; time passes"),
+    ("Call for Backup", "risk 1-6 h", "day", "one die; die <= risk: every mobster on your block "
+     "and the adjacent ones is apprehended and you gain a Force card; else only yours"),
+    ("Catch Informant", "2 h", "day", "a mobster on your block: take the Informant of your row, "
+     "+1 badge (5 solve Rank)"),
+    ("Catch Witness", "2 h", "night", "a mobster on your block: take the Witness of your column, "
+     "+1 badge (5 solve Gang)"),
+    ("Search Scene", "2 h", "day", "turn the Search token on your block face up, +1 badge "
+     "(3 successes solve Forensics)"),
+    ("Stakeout", "risk 1-5 h", "night", "you alone see the Stakeout token's value; value <= risk: "
+     "it is yours, +1 badge (3 solve Getaway)"),
+    ("Bring in for Holding", "2 h + 2 h", "night", "step 1 holds the mobster on your block; "
+     "step 2, at HQ on a later turn: the Holding token of its colour, +1 badge (3 solve Weapon)"),
+    ("Resolve Event", "as printed", "as printed", "deal with an event at one of its tokens "
+     "(VISIT, MEET, NAB); rewards for the resolver and contributors"),
+]  # fmt: skip
+
+EVIDENCE = """\
+Rank: Boss or Underboss (Informants)    Gang: Red Rhinos or Blue Bees (Witnesses)
+Forensics: Fingerprints or Shoeprints (Search successes)    Getaway: Car or Motorcycle
+(Stakeouts)    Weapon: Gun or Knife (Holding tokens).  Your panel lists the suspects who are
+still possible given the traits you know and the innocents you have seen."""
+
+
+def glyphs() -> RenderableType:
+    table = Table(box=None, show_header=False, padding=(0, 1))
+    table.add_column(no_wrap=True)
+    table.add_column()
+    rows: list[tuple[Text, str]] = [
+        (Text(" R ", MOBSTER_STYLES["red"]) + Text(" B ", MOBSTER_STYLES["blue"])
+         + Text(" G ", MOBSTER_STYLES["gray"]), "a red, blue or gray mobster on the block"),
+        (Text("S?", "bold white on grey30"), "a face-down Search token"),
+        (Text("K?", "bold white on grey30"), "a face-down Stakeout token"),
+        (Text("S+ S-", "bold black on gold1"), "a Search token you know: success or failure"),
+        (Text("K3", "bold black on gold1"), "a Stakeout token whose value you know"),
+        (Text("✓", "bold green"), "a reveal the client checked against the server's commitment"),
+        (Text("·", "dim"), "a reveal with nothing to check it against"),
+        (Text(" I ", "bold white on purple4"), "the Informant of that row is still in place"),
+        (Text("W", "bold white on dark_green"), "the Witness of that column is still in place"),
+        (Text("ev1", "bold white on dark_red"), "a token of the event in slot 1"),
+        (Text("car 1 2"), "the cars of P1 and P2 (yours reversed)"),
+        (Text("* HQ *", "bold underline"), "Police HQ; 'hold RBG': the Holding tokens left there"),
+        (Text("12", "bold yellow") + Text(" 13", "bold blue"),
+         "time track: day spaces yellow, night blue; 43-48 underlined"),
+        (Text("|", "bold red"), "an event line (dim once crossed)"),
+        (Text("P1", "bold cyan"), "a tracker on the time track (stacks: top first)"),
+        (Text("● ○"), "an officer connected or away"),
+        (Text("(only you)", "bold green"), "a log line only you were told"),
+    ]  # fmt: skip
+    for glyph, meaning in rows:
+        table.add_row(glyph, meaning)
+    return table
+
+
+def actions() -> RenderableType:
+    table = Table(box=None, header_style="bold underline", padding=(0, 1))
+    for head in ("action", "hours", "when", "what it does"):
+        table.add_column(head, no_wrap=head != "what it does")
+    for row in ACTIONS:
+        table.add_row(*row)
+    return table
+
+
+KEYS = """\
+Enter: send the highlighted menu entry    m: back to the menu    r: the result (after the game)
+?/F1: this screen    Escape: back    q: quit"""
+
+
+def how_to_play() -> RenderableType:
+    def head(text: str) -> Text:
+        return Text(f"\n{text}", style="bold reverse")
+
+    return Group(
+        Text("HOW TO PLAY ECHO RIDGE", style="bold"),
+        head("The goal"), Text(GOAL),
+        head("A turn"), Text(TURN),
+        head("The actions"), actions(),
+        head("Evidence and the murderer's traits"), Text(EVIDENCE),
+        head("The board"), glyphs(),
+        head("Keys"), Text(KEYS),
+    )  # fmt: skip
+
+
+class HelpScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,f1,b", "app.pop_screen", "Back"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="help-box"):
+            yield Static(how_to_play(), id="help")
+        yield Footer()

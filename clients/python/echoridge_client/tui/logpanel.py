@@ -1,0 +1,46 @@
+"""The game screen's log: one line per entry of the session's ``log`` (SPEC.md §6.3), in the
+words of ``logtext`` with the players' names.  A turn's first line stands out; what only this
+seat was told is marked (``(only you)``) and coloured; each action is followed by its result
+(the entries come in the engine's order: the action, its dice or risk, what it gave); the kinds
+a short log leaves out (the generator's draws, phase changes) are not shown."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.text import Text
+
+from echoridge_client.logtext import catalog, is_private, render
+
+Entry = dict[str, Any]
+
+STYLES = {
+    "turn_began": "bold reverse",
+    "game_started": "bold",
+    "game_ended": "bold red",
+    "accusation_opened": "bold",
+    "timed_out": "yellow",
+    "evidence_solved": "bold green",
+    "mobster_arrested": "bold",
+}
+PRIVATE_STYLE = "bold green"
+INDENT = "  "  # the lines of a turn, under its first
+
+
+def line(entry: Entry, names: Sequence[str], me: int | None, whole: bool = False) -> Text | None:
+    """One entry as a line of the panel (None: a kind the short log leaves out)."""
+    if catalog().is_hidden(entry):
+        return None
+    kind = str(entry.get("kind"))
+    words = render(entry, names, me, whole=whole)
+    if kind == "turn_began":
+        return Text(f"-- {words} --", style=STYLES[kind])
+    style = PRIVATE_STYLE if is_private(entry, me, whole) else STYLES.get(kind, "")
+    return Text(INDENT + words, style=style)
+
+
+def lines(
+    entries: Sequence[Entry], names: Sequence[str], me: int | None, whole: bool = False
+) -> list[Text]:
+    return [t for e in entries if (t := line(e, names, me, whole)) is not None]
