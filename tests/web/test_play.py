@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -229,8 +230,9 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
     for seat, (c, r) in parked.items():  # the spectator saw the friends' drives
         car = cleo.page.locator(f'.board [data-block="{c},{r}"] [data-car="{seat}"]')
         expect(car).to_have_count(1)
-    assert_accessible(ann.page, "a seat's end of the game")
-    assert_accessible(cleo.page, "a spectator's end of the game")
+    if find_spec("axe_playwright_python"):  # the dev extra; test_a11y says when it is missing
+        assert_accessible(ann.page, "a seat's end of the game")
+        assert_accessible(cleo.page, "a spectator's end of the game")
     ann.page.screenshot(path=str(screenshots / "game-over-seat.png"), full_page=True)
     cleo.page.screenshot(path=str(screenshots / "game-over-reveal.png"), full_page=True)
 

@@ -2,6 +2,7 @@
 // (#/table/<id>: the invite link) and a spectator (#/watch/<id>).
 
 import { Lobby } from "./connection.js";
+import { listenForHelpKey } from "./help.js";
 import { LobbyPage } from "./lobby.js";
 import { TablePage } from "./table.js";
 
@@ -24,6 +25,15 @@ function route() {
   }
   page.open();
   window.echoridge.page = page;
+  // A new page took the focused control away: the focus goes to the page's heading, not the body.
+  const active = document.activeElement;
+  if (!active || active === document.body || !active.isConnected) {
+    const heading = root.querySelector("h1");
+    if (heading) {
+      heading.setAttribute("tabindex", "-1");
+      heading.focus({ preventScroll: true });
+    }
+  }
 }
 
 // Goes to `hash`; `again` reopens the page even when the hash is the same.
@@ -45,6 +55,7 @@ window.echoridge = {
 };
 
 window.addEventListener("hashchange", route);
+listenForHelpKey();
 window.addEventListener("pagehide", () => {
   if (page && page.session) page.session.save();
 });

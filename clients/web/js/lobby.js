@@ -3,6 +3,7 @@
 
 import { h, replace } from "./dom.js";
 import { joinTable } from "./entry.js";
+import { helpButton } from "./help.js";
 import * as store from "./store.js";
 
 const TABLE_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -184,14 +185,8 @@ export class LobbyPage {
 }
 
 function howToPlay() {
-  return h("details", { class: "card how", id: "how-to-play" },
-    h("summary", {}, "How to play"),
-    h("ol", {},
-      h("li", {}, "Each officer has 48 hours on the time track. Whoever is furthest behind in time plays next (on a shared space, the top of the stack)."),
-      h("li", {}, "On your turn you may ", h("strong", {}, "drive"), " (click a highlighted block: 1 hour per block), then you must take exactly one ", h("strong", {}, "action"), ". Some actions are day-only or night-only (the shading of the time track)."),
-      h("li", {}, "Actions catch mobsters and collect clues: Informants (beside the rows, by day), Witnesses (beside the columns, by night), Search tokens (day), Stakeout tokens (night, with a risk), and Holding tokens (bring a held mobster to HQ at night)."),
-      h("li", {}, "When enough clues of one kind are collected by everyone together, that evidence is solved: its solver learns one of the murderer's traits, and every contributor gains a Suspect card. Every card you hold or see is innocent."),
-      h("li", {}, "Badge levels 2, 4, 6, 8 and 10 let you interrogate another officer: pick one of their face-down cards."),
-      h("li", {}, "From space 43 you may rest your case; on 48 you stop. When everyone has stopped, each officer secretly accuses a suspect. Exactly one right accuser wins; ties go to the higher badge, then the lower tracker."),
-      h("li", {}, "Every hidden card and token was committed to at the start; each reveal gets a ✓ once this page has checked it, and after the game the whole transcript is checked.")));
+  return h("section", { class: "card how", id: "how-to-play", "aria-labelledby": "how-title" },
+    h("h2", { id: "how-title" }, "How to play"),
+    h("p", {}, "Each officer has 48 hours on the time track; whoever is furthest behind plays next. On a turn you may drive, then take one action: arrest mobsters, catch Informants and Witnesses, search scenes, stake out, bring mobsters in. Clues solve evidence, evidence narrows down the suspects, and in the end each officer secretly accuses one. Press ? on any page for the whole guide."),
+    helpButton("help-open"));
 }

@@ -9,6 +9,7 @@ import { commandKey, describe, mySeat, prompt } from "./describe.js";
 import { h, replace, announce, copyText } from "./dom.js";
 import { EndOfGame } from "./endgame.js";
 import { askResume, errorText, joinForm, watchLink } from "./entry.js";
+import { helpButton } from "./help.js";
 import { LogPanel } from "./logpanel.js";
 import { caseFile, evidence, eventSlots, officers, seatBadge } from "./panels.js";
 import { WaitingRoom } from "./room.js";
@@ -246,7 +247,8 @@ export class TablePage {
     const fallback = dialog.open
       ? dialog.querySelector("button:not([disabled])")
       : this.el.controls.querySelector("button:not([disabled]), select:not([disabled])") || this.el.prompt;
-    const target = again && !again.disabled && again.isConnected ? again : fallback;
+    const shown = (el) => el && el.isConnected && !el.disabled && (!el.checkVisibility || el.checkVisibility());
+    const target = shown(again) ? again : fallback;
     if (target) target.focus({ preventScroll: true });
   }
 
@@ -279,14 +281,15 @@ export class TablePage {
     const watching = session.presence && Number.isInteger(session.presence.spectators) ? session.presence.spectators : this.spectators;
     const turn = view && view.turn && view.status === "playing" ? view.turn : null;
     this.patch(this.el.top, [me, this.record && this.record.seat, view && view.status, session.status, watching, turn && [turn.number, turn.time], view && view.players], () => [
-      h("h1", {}, `Table ${this.table}`),
+      h("h1", { tabindex: -1, "data-key": "page-title" }, `Table ${this.table}`),
       role,
       view ? h("span", { class: "pill", "data-status": view.status }, view.status) : null,
       h("span", { class: `pill conn ${session.status}`, id: "connection" }, connection),
       h("span", { class: "pill muted", id: "version" }),
       watching !== null && watching !== undefined ? h("span", { class: "pill muted", id: "spectator-count" }, `${watching} watching`) : null,
       turn ? h("span", { class: `pill time ${turn.time}` }, `turn ${turn.number}, ${turn.time}`) : null,
-      h("button", { type: "button", class: "small", "data-key": "copy-watch", onclick: () => this.copy(watchLink(this.table), "Spectator link copied") }, "Copy spectator link")]);
+      h("button", { type: "button", class: "small", "data-key": "copy-watch", onclick: () => this.copy(watchLink(this.table), "Spectator link copied") }, "Copy spectator link"),
+      helpButton("help-open")]);
     this.el.top.querySelector("#version").textContent = `version ${Math.max(session.version, 0)}`;
   }
 

@@ -1,0 +1,101 @@
+// "How to play": a dialog with the goal, the turn, the actions, evidence and suspects, what the
+// board's pieces mean and the keys, after docs/rules.md (the full rules, in the project: the
+// server does not serve docs/, so it is named, not linked). Opened by the "How to play"
+// buttons and by the ? key anywhere but in a text field.
+
+import { ABILITIES, FORCE } from "./data.js";
+import { h } from "./dom.js";
+
+const ACTIONS = [
+  ["Arrest", "1 h", "day or night", "a mobster on your block: it fills your arrest spot of its colour (all three filled: +1 badge)"],
+  ["Coffee Break", "1 h", "day or night", "nothing happens; time passes"],
+  ["Call for Backup", "risk 1–6 h", "day", "a mobster on or next to your block. A die is rolled: at most your risk, every mobster on and next to your block is apprehended and you gain a Force card; above it, only the one on your block"],
+  ["Catch Informant", "2 h", "day", "a mobster on your block and the Informant of your row still there: you take it (+1 badge)"],
+  ["Catch Witness", "2 h", "night", "a mobster on your block and the Witness of your column still there: you take it (+1 badge)"],
+  ["Search Scene", "2 h", "day", "a face-down Search token on your block: it is turned up for all (+1 badge)"],
+  ["Stakeout", "risk 1–5 h", "night", "a face-down Stakeout token on your block: you alone see its value; at most your risk, it is yours (+1 badge); above it, it goes back face down and only you know its value"],
+  ["Bring in for Holding", "2 h + 2 h", "night", "step 1: hold the mobster on your block; step 2, a later turn: book it at Police HQ for a Holding token"],
+  ["Resolve Event", "as printed", "as printed", "do what an event in play asks, for its reward"],
+];
+
+const PIECES = [
+  ["R, B, G (striped, dotted, grid)", "a red, blue or gray mobster on a block"],
+  ["S? / K?", "a face-down Search or Stakeout token (S+ / S−, K 1–5 once face up; ✓ once checked)"],
+  ["I1–I5, W1–W5", "the Informant of each row (left) and the Witness of each column (top); a plain number once taken"],
+  ["◆ n", "an event token of event slot n"],
+  ["P1–P4", "the officers' cars; your own is marked"],
+  ["dashed yellow block", "a block you can drive to (or pick) now"],
+];
+
+export function helpDialog() {
+  const dialog = h("dialog", { id: "help", class: "help", "aria-labelledby": "help-title" },
+    h("div", { class: "help-head" },
+      h("h2", { id: "help-title" }, "How to play Echo Ridge"),
+      h("button", { type: "button", class: "small", id: "help-close", onclick: () => dialog.close() }, "Close")),
+    h("p", {}, "Someone has been murdered in Echo Ridge. You and up to three other officers each have 48 hours on the time track to find out which of 16 suspects did it. Whoever alone names the murderer at the end wins (ties: the higher badge, then the tracker further back); if nobody does, everybody loses."),
+    h("h3", {}, "Whose turn"),
+    h("p", {}, "The officer furthest back on the time track plays next; on a shared space, the top of the stack. So you may play several turns in a row. A turn that starts on 0–12 or 25–36 is a day turn, on 13–24 or 37–47 a night turn (the shading of the track)."),
+    h("h3", {}, "A turn"),
+    h("ol", {},
+      h("li", {}, h("strong", {}, "Drive"), " (optional): click a highlighted block, or choose it in the list. 1 h per block entered, plus surcharges of some events."),
+      h("li", {}, h("strong", {}, "One action"), " (required), below. Then your tracker moves on by the hours of the drive and the action."),
+      h("li", {}, "Crossing a red ", h("strong", {}, "event line"), " of the track brings a new event into play."),
+      h("li", {}, "The ", h("strong", {}, "Mobster Roll"), ": two dice name a block; an empty one gets a mobster from the bag, an occupied one brings a new event; a 6 or 3-3 is a reprieve; 1-1, 2-2, 4-4 and 5-5 roll again."),
+      h("li", {}, "On spaces 43–47 you may ", h("strong", {}, "rest your case"), " (end your game); on 48 it ends.")),
+    h("p", {}, "Force cards are played on your own turn at the moments they say (the controls offer them then); they cost no hours."),
+    h("h3", {}, "Actions"),
+    h("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "Actions" },
+      h("table", { class: "help-actions" },
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Action"), h("th", { scope: "col" }, "Hours"), h("th", { scope: "col" }, "When"), h("th", { scope: "col" }, "You need, and what happens"))),
+        h("tbody", {}, ACTIONS.map(([name, hours, when, what]) =>
+          h("tr", {}, h("th", { scope: "row" }, name), h("td", {}, hours), h("td", {}, when), h("td", {}, what)))))),
+    h("h3", {}, "Evidence and suspects"),
+    h("p", {}, "Clues of one kind collected by everyone together solve an evidence: 5 Informants solve Rank, 5 Witnesses Gang, 3 Search successes Forensics, 3 Stakeouts Getaway, 3 Holding tokens Weapon. Whoever adds the last clue privately learns the murderer's trait for it; everyone who contributed gains a Suspect card. Every suspect card you hold or see is innocent. Badge levels 2, 4, 6, 8 and 10 let you interrogate another officer: pick one of their face-down cards."),
+    h("h3", {}, "On the board"),
+    h("dl", { class: "help-pieces" }, PIECES.map(([piece, meaning]) => [h("dt", {}, piece), h("dd", {}, meaning)])),
+    h("p", {}, "Point at (or move the keyboard focus to) a block to read everything on it. Force cards: ",
+      Object.values(FORCE).map(([name]) => name).join(", "), ". Abilities: ",
+      Object.values(ABILITIES).map(([name]) => name).join(", "), "; each officer's mat says what theirs does."),
+    h("h3", {}, "Keys"),
+    h("ul", {},
+      h("li", {}, "Tab moves between the controls; the board is one stop: its arrow keys move between the blocks you can pick, Enter picks."),
+      h("li", {}, "? opens this help; Escape closes it or a decision dialog (the Decide… button opens that again)."),
+      h("li", {}, "The log can be scrolled with the arrow keys once it has the focus.")),
+    h("h3", {}, "Fair play"),
+    h("p", {}, "Every hidden card and token was committed to at the start; each reveal gets a ✓ once this page has checked it, and after the game the whole transcript is checked in the page and offered for download."),
+    h("p", { class: "small" }, "The full rules: docs/rules.md in the Echo Ridge project (with docs/rulings.md for our rulings)."));
+  return dialog;
+}
+
+export function helpButton(id = "help-open") {
+  return h("button", { type: "button", class: "small help-button", id, "aria-haspopup": "dialog", onclick: () => openHelp() }, "How to play");
+}
+
+// Opens the help dialog (made on first use, kept in the body); focus goes back where it was.
+export function openHelp() {
+  let dialog = document.getElementById("help");
+  if (!dialog) {
+    dialog = helpDialog();
+    document.body.append(dialog);
+  }
+  if (dialog.open) return;
+  const back = document.activeElement;
+  dialog.addEventListener("close", () => {
+    if (back && back.isConnected && typeof back.focus === "function") back.focus();
+  }, { once: true });
+  dialog.showModal();
+  dialog.querySelector("#help-close").focus();
+}
+
+// The ? key opens the help, except while typing.
+export function listenForHelpKey() {
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "?" || event.ctrlKey || event.metaKey || event.altKey) return;
+    const t = event.target;
+    if (t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName))) return;
+    const open = document.querySelector("dialog[open]");
+    if (open && open.id !== "help") return;
+    event.preventDefault();
+    openHelp();
+  });
+}
