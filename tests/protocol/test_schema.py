@@ -328,3 +328,31 @@ def test_a_mutated_frame_fails(name: str) -> None:
 )
 def test_wrong_messages_fail(frame: dict[str, Any]) -> None:
     assert errors(frame) != []
+
+
+# --- the log kinds: the engine's events, the schema and SPEC.md §6.3 agree ------------------------
+
+
+def _schema_kinds() -> set[str]:
+    return {
+        SCHEMA["$defs"][r["$ref"].rsplit("/", 1)[1]]["properties"]["kind"]["const"]
+        for r in SCHEMA["$defs"]["LogEntry"]["oneOf"]
+    }
+
+
+def test_every_event_of_the_engine_has_a_log_kind() -> None:
+    import typing
+
+    from echoridge.rules.serial import tag_of
+
+    tags = {tag_of(cls.__new__(cls)) for cls in typing.get_args(ev.Event)}
+    assert _schema_kinds() == (tags - {"continued"}) | {"timed_out"}
+
+
+def test_the_spec_log_table_lists_every_kind() -> None:
+    import re
+
+    spec = (ROOT / "protocol" / "SPEC.md").read_text(encoding="utf-8")
+    section = spec[spec.index("### 6.3 The game log") : spec.index("### 6.4 ")]
+    listed = set(re.findall(r"^\| `([a-z_]+)` \|", section, re.M))
+    assert listed - {"kind"} == _schema_kinds()  # "kind": the header row
