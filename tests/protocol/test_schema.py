@@ -356,3 +356,16 @@ def test_the_spec_log_table_lists_every_kind() -> None:
     section = spec[spec.index("### 6.3 The game log") : spec.index("### 6.4 ")]
     listed = set(re.findall(r"^\| `([a-z_]+)` \|", section, re.M))
     assert listed - {"kind"} == _schema_kinds()  # "kind": the header row
+
+
+def test_the_spec_describes_every_key_of_the_view() -> None:
+    spec = (ROOT / "protocol" / "SPEC.md").read_text(encoding="utf-8")
+    section = spec[spec.index("### 6.1 Views") : spec.index("### 6.2 ")]
+    parts = ("View", "Turn", "City", "CityBlock", "EventSlot", "PlayerView", "You", "Secrets")
+    missing = [
+        f"{part}.{key}"
+        for part in parts
+        for key in SCHEMA["$defs"][part]["properties"]
+        if f"`{key}`" not in section
+    ]
+    assert missing == []
