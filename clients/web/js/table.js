@@ -4,16 +4,16 @@
 // result, the reveal and the transcript check), and the panels, board and controls modules.
 
 import { renderBoard } from "./board.js";
-import { turnControls, decisionBody } from "./controls.js";
-import { commandKey, describe, mySeat, prompt } from "./describe.js";
+import { mySeat, who } from "./describe.js";
 import { h, replace, announce, copyText } from "./dom.js";
 import { EndOfGame } from "./endgame.js";
-import { askResume, errorText, joinForm, watchLink } from "./entry.js";
+import { askResume, joinForm, watchLink } from "./entry.js";
 import { helpButton } from "./help.js";
 import { LogPanel } from "./logpanel.js";
 import { caseFile, evidence, eventSlots, officers, seatBadge } from "./panels.js";
 import { WaitingRoom } from "./room.js";
 import { TableSession } from "./session.js";
+import { TurnMethods } from "./turn.js";
 import * as store from "./store.js";
 import { renderTrack } from "./track.js";
 
@@ -34,7 +34,6 @@ export class TablePage {
     this.decisionId = null; // the owed decision the dialog is for
     this.autoOpened = false; // whether the dialog was opened for it by itself
     this.spectators = null;
-    this.shownText = new WeakMap(); // live region -> the text it last said (see say())
     this.wasMyMove = false;
     this.frame = 0;
     this.timers = [];
@@ -280,14 +279,14 @@ export class TablePage {
       : me !== null ? seatBadge(me, me, view.players) : this.record ? seatBadge(this.record.seat, this.record.seat) : null;
     const watching = session.presence && Number.isInteger(session.presence.spectators) ? session.presence.spectators : this.spectators;
     const turn = view && view.turn && view.status === "playing" ? view.turn : null;
-    this.patch(this.el.top, [me, this.record && this.record.seat, view && view.status, session.status, watching, turn && [turn.number, turn.time], view && view.players], () => [
+    this.patch(this.el.top, [me, this.record && this.record.seat, view && view.status, session.status, watching, turn && [turn.number, turn.time, turn.seat], view && view.players], () => [
       h("h1", { tabindex: -1, "data-key": "page-title" }, `Table ${this.table}`),
       role,
       view ? h("span", { class: "pill", "data-status": view.status }, view.status) : null,
       h("span", { class: `pill conn ${session.status}`, id: "connection" }, connection),
       h("span", { class: "pill muted", id: "version" }),
       watching !== null && watching !== undefined ? h("span", { class: "pill muted", id: "spectator-count" }, `${watching} watching`) : null,
-      turn ? h("span", { class: `pill time ${turn.time}` }, `turn ${turn.number}, ${turn.time}`) : null,
+      turn ? h("span", { class: `pill time ${turn.time}`, id: "turn-pill" }, `turn ${turn.number}, ${turn.time}: `, who(turn.seat, me, view.players)) : null,
       h("button", { type: "button", class: "small", "data-key": "copy-watch", onclick: () => this.copy(watchLink(this.table), "Spectator link copied") }, "Copy spectator link"),
       helpButton("help-open")]);
     this.el.top.querySelector("#version").textContent = `version ${Math.max(session.version, 0)}`;
@@ -302,121 +301,7 @@ export class TablePage {
     this.el.notice.className = `notice ${cls}`;
     if (text) announce(text);
   }
-
-  targets(view, state) {
-    const map = new Map();
-    if (this.busy || this.spectate) return map;
-    const you = view.you || {};
-    const legal = you.legal || [];
-    const add = (cmd, label) => {
-      const key = cmd.block ? cmd.block.join(",") : cmd.path[cmd.path.length - 1].join(",");
-      if (!map.has(key)) map.set(key, { label, cmd, pick: () => this.send(cmd) });
-    };
-    if (state === "decide" && you.decision.kind === "peek") {
-      legal.filter((c) => c.type === "peek_token").forEach((c) => add(c, describe(c, view)));
-    } else if (state === "your-turn") {
-      if (this.target) {
-        this.target.cmds.filter((c) => legal.some((l) => commandKey(l) === commandKey(c)))
-          .forEach((c) => add(c, this.target.label(c)));
-      } else {
-        legal.filter((c) => c.type === "drive").forEach((c) => add(c, describe(c, view)));
-      }
-    }
-    return map;
-  }
-
-  renderControls(view, state) {
-    const session = this.session;
-    const you = view.you || {};
-    const legal = you.legal || [];
-    let text = prompt(view);
-    if (state === "stopped") text = "Disconnected";
-    else if (session.status === "reconnecting") text = `Reconnecting… (${text})`;
-    if (this.busy) text = "Sending…";
-    if (this.el.prompt.textContent !== text) this.el.prompt.textContent = text;
-    const ctx = {
-      busy: this.busy || session.status !== "live",
-      send: (cmd) => this.send(cmd),
-      target: this.target,
-      setTarget: (target) => {
-        this.target = target;
-        this.render();
-      },
-      choice: this.choice,
-      setChoice: (cmd) => {
-        this.choice = cmd;
-        this.render();
-      },
-    };
-    if (this.target && !legal.some((c) => c.type === "play_force" && c.card === this.target.card)) this.target = null;
-    const dialog = this.el.dialog;
-    if (state === "decide") {
-      const id = `${you.decision.kind}|${legal.map(commandKey).join(" ")}`;
-      if (this.decisionId !== id) {
-        this.decisionId = id;
-        this.autoOpened = false;
-      }
-      const labels = legal.map((c) => describe(c, view));
-      this.patch(dialog, [state, legal, you.decision, labels, ctx.busy, this.choice, view.you.traits], () => [
-        decisionBody(view, legal, ctx),
-        h("div", { class: "buttons dialog-foot" },
-          h("button", { type: "button", class: "small", "data-key": "dialog-hide", onclick: () => dialog.close() }, "Look at the board first"))]);
-      this.patch(this.el.controls, [state], () =>
-        h("button", { type: "button", class: "primary", id: "open-decision", "data-key": "open-decision", onclick: () => this.showDialog() }, "Decide…"));
-      if (!this.autoOpened) {
-        this.autoOpened = true;
-        this.showDialog();
-      }
-      return;
-    }
-    this.decisionId = null;
-    this.choice = null;
-    if (dialog.open) dialog.close();
-    const controls = this.el.controls;
-    if (state === "your-turn") {
-      const labels = legal.map((c) => describe(c, view));
-      const here = view.you && view.you.known_tokens;
-      this.patch(controls, [state, legal, labels, ctx.busy, this.target && this.target.card, here], () => turnControls(view, legal, ctx));
-    } else if (state === "over") {
-      this.patch(controls, [state], () => h("p", {}, "The game is over. ", h("a", { href: "#/" }, "Back to the lobby")));
-    } else if (state === "spectating") {
-      this.patch(controls, [state], () => h("p", { class: "muted" }, "You are watching: the public view, without anyone's secrets."));
-    } else if (state === "waiting-room") {
-      this.patch(controls, [state], () => h("p", { class: "muted" }, "The game has not started yet."));
-    } else {
-      this.patch(controls, [state], () => []);
-    }
-  }
-
-  showDialog() {
-    const dialog = this.el.dialog;
-    if (!dialog.open) dialog.showModal();
-    const first = dialog.querySelector("button.cmd:not([disabled]), .suspect-choice:not([disabled])");
-    if (first) first.focus();
-  }
-
-  async send(cmd) {
-    if (this.busy || !this.session) return;
-    this.busy = true;
-    this.target = null;
-    this.say("");
-    this.render();
-    try {
-      const result = await this.session.command(cmd);
-      if (result.outcome === "rejected") {
-        if (result.code === "command/stale_version") this.say("Someone moved first: look again and choose.", "warn");
-        else this.say(`Refused: ${result.message || result.code}`, "error");
-      } else {
-        this.choice = null;
-        this.decisionId = null; // the next decision opens its dialog by itself
-      }
-    } catch (err) {
-      this.say(`Could not send: ${errorText(err)}`, "error");
-    } finally {
-      this.busy = false;
-      if (this.el.dialog.open && this.state(this.session.view) !== "decide") this.el.dialog.close();
-      this.render();
-    }
-  }
 }
 
+// The turn's controls, the board's targets, the decision dialog and sending (turn.js).
+Object.assign(TablePage.prototype, TurnMethods);

@@ -1,0 +1,126 @@
+// The seat's turn on the table page: the board's targets (drives, a Force card's block, a
+// peek), the controls of `you.legal`, the decision dialog, and sending a command (one at a
+// time; its refusal said in words). Methods of TablePage (table.js), kept here by topic.
+
+import { turnControls, decisionBody } from "./controls.js";
+import { commandKey, describe, prompt } from "./describe.js";
+import { h } from "./dom.js";
+import { errorText } from "./entry.js";
+
+export const TurnMethods = {
+  targets(view, state) {
+    const map = new Map();
+    if (this.busy || this.spectate) return map;
+    const you = view.you || {};
+    const legal = you.legal || [];
+    const add = (cmd, label) => {
+      const key = cmd.block ? cmd.block.join(",") : cmd.path[cmd.path.length - 1].join(",");
+      if (!map.has(key)) map.set(key, { label, cmd, pick: () => this.send(cmd) });
+    };
+    if (state === "decide" && you.decision.kind === "peek") {
+      legal.filter((c) => c.type === "peek_token").forEach((c) => add(c, describe(c, view)));
+    } else if (state === "your-turn") {
+      if (this.target) {
+        this.target.cmds.filter((c) => legal.some((l) => commandKey(l) === commandKey(c)))
+          .forEach((c) => add(c, this.target.label(c)));
+      } else {
+        legal.filter((c) => c.type === "drive").forEach((c) => add(c, describe(c, view)));
+      }
+    }
+    return map;
+  },
+
+  renderControls(view, state) {
+    const session = this.session;
+    const you = view.you || {};
+    const legal = you.legal || [];
+    let text = prompt(view);
+    if (state === "stopped") text = "Disconnected";
+    else if (session.status === "reconnecting") text = `Reconnecting… (${text})`;
+    if (this.busy) text = "Sending…";
+    if (this.el.prompt.textContent !== text) this.el.prompt.textContent = text;
+    const ctx = {
+      busy: this.busy || session.status !== "live",
+      send: (cmd) => this.send(cmd),
+      target: this.target,
+      setTarget: (target) => {
+        this.target = target;
+        this.render();
+      },
+      choice: this.choice,
+      setChoice: (cmd) => {
+        this.choice = cmd;
+        this.render();
+      },
+    };
+    if (this.target && !legal.some((c) => c.type === "play_force" && c.card === this.target.card)) this.target = null;
+    const dialog = this.el.dialog;
+    if (state === "decide") {
+      const id = `${you.decision.kind}|${legal.map(commandKey).join(" ")}`;
+      if (this.decisionId !== id) {
+        this.decisionId = id;
+        this.autoOpened = false;
+      }
+      const labels = legal.map((c) => describe(c, view));
+      this.patch(dialog, [state, legal, you.decision, labels, ctx.busy, this.choice, view.you.traits], () => [
+        decisionBody(view, legal, ctx),
+        h("div", { class: "buttons dialog-foot" },
+          h("button", { type: "button", class: "small", "data-key": "dialog-hide", onclick: () => dialog.close() }, "Look at the board first"))]);
+      this.patch(this.el.controls, [state], () =>
+        h("button", { type: "button", class: "primary", id: "open-decision", "data-key": "open-decision", onclick: () => this.showDialog() }, "Decide…"));
+      if (!this.autoOpened) {
+        this.autoOpened = true;
+        this.showDialog();
+      }
+      return;
+    }
+    this.decisionId = null;
+    this.choice = null;
+    if (dialog.open) dialog.close();
+    const controls = this.el.controls;
+    if (state === "your-turn") {
+      const labels = legal.map((c) => describe(c, view));
+      const here = view.you && view.you.known_tokens;
+      this.patch(controls, [state, legal, labels, ctx.busy, this.target && this.target.card, here], () => turnControls(view, legal, ctx));
+    } else if (state === "over") {
+      this.patch(controls, [state], () => h("p", {}, "The game is over. ", h("a", { href: "#/" }, "Back to the lobby")));
+    } else if (state === "spectating") {
+      this.patch(controls, [state], () => h("p", { class: "muted" }, "You are watching: the public view, without anyone's secrets."));
+    } else if (state === "waiting-room") {
+      this.patch(controls, [state], () => h("p", { class: "muted" }, "The game has not started yet."));
+    } else {
+      this.patch(controls, [state], () => []);
+    }
+  },
+
+  showDialog() {
+    const dialog = this.el.dialog;
+    if (!dialog.open) dialog.showModal();
+    const first = dialog.querySelector("button.cmd:not([disabled]), .suspect-choice:not([disabled])");
+    if (first) first.focus();
+  },
+
+  async send(cmd) {
+    if (this.busy || !this.session) return;
+    this.busy = true;
+    this.target = null;
+    this.say("");
+    this.render();
+    try {
+      const result = await this.session.command(cmd);
+      if (result.outcome === "rejected") {
+        if (result.code === "command/stale_version") this.say("Someone moved first: look again and choose.", "warn");
+        else this.say(`Refused: ${result.message || result.code}`, "error");
+      } else {
+        this.choice = null;
+        this.decisionId = null; // the next decision opens its dialog by itself
+      }
+    } catch (err) {
+      this.say(`Could not send: ${errorText(err)}`, "error");
+    } finally {
+      this.busy = false;
+      if (this.el.dialog.open && this.state(this.session.view) !== "decide") this.el.dialog.close();
+      this.render();
+    }
+  },
+};
