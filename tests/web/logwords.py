@@ -87,6 +87,7 @@ def render(
     line = re.sub(
         r"\{([a-z_]+)\}", lambda m: _field(m[1], entry.get(m[1]), players), text["entries"][key]
     )
+    line = " ".join(line.split())  # as the page shows it (an empty field leaves no blank)
     to = entry.get("to")
     if isinstance(to, list) and to and seat in to and not whole:
         line += " " + text["private_mark"]

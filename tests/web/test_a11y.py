@@ -106,9 +106,14 @@ def test_the_keyboard_keeps_its_place(web_server: ServerProcess, people: Any) ->
     kim = people(base_url(web_server), "Kim")
     page = kim.page
     create_table(kim, "Kim", 2, bots="fill-greedy")
+    # a page change puts the focus on the new page's heading, not the body
+    assert page.evaluate("document.activeElement.tagName") == "H1"
     page.focus("#start-game")
     page.keyboard.press("Enter")
     kim.wait_state(*ACTIONS, timeout=20)
+    page.wait_for_timeout(200)
+    # the waiting room went away with the focused Start button: the focus is on the page
+    assert page.evaluate("!!document.activeElement.closest('#game, dialog')")
     # the log is a focusable role="log" that the keyboard scrolls
     log = page.locator("#log")
     assert log.get_attribute("role") == "log" and log.get_attribute("tabindex") == "0"

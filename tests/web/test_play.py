@@ -25,7 +25,7 @@ from tests.e2e.conftest import ServerProcess
 from tests.e2e.test_game import frames_before_the_end, leaks
 from tests.web.a11y import assert_accessible
 from tests.web.conftest import SERVER_OPTIONS, base_url
-from tests.web.logwords import logtext, results, seat_name, wait_panel
+from tests.web.logwords import logtext, render, results, seat_name, wait_panel
 from tests.web.pilot import ACTIONS, JSON, Person, command_key, play_turn
 
 GAME_SECONDS = 150
@@ -193,6 +193,8 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
                 welcome = bob.mirror().welcomes[-1]
                 assert welcome["resumed"] is True and welcome["version"] >= before
                 assert_page_shows(bob)
+                for version in sorted(logged):  # the log came back with the page
+                    wait_panel(bob, version)
         if not acted:
             ann.page.wait_for_timeout(30)
     assert reloaded and shot
@@ -235,6 +237,26 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
         assert_accessible(cleo.page, "a spectator's end of the game")
     ann.page.screenshot(path=str(screenshots / "game-over-seat.png"), full_page=True)
     cleo.page.screenshot(path=str(screenshots / "game-over-reveal.png"), full_page=True)
+
+    # Someone who comes to watch after the game gets the whole log: every entry whole, in
+    # its whole words (no "others" form, no private mark), the names of the seats.
+    dora = people(base, "Dora")
+    dora.goto(f"/#/watch/{table}")
+    dora.wait_version(final)
+    welcome = next(
+        json.loads(f)
+        for s in dora.table_sockets()
+        for f in s.received
+        if json.loads(f).get("type") == "welcome"
+    )
+    players = welcome["view"]["players"]
+    whole = [render(e, players, None, True) for e in welcome["log"]]
+    whole = [line for line in whole if line is not None]
+    expect(dora.page.locator("#log li")).to_have_count(len(whole))
+    assert [" ".join(t.split()) for t in dora.page.locator("#log li").all_inner_texts()] == whole
+    assert dora.page.locator("#log .private-mark").count() == 0
+    peeks = [e for e in welcome["log"] if e["kind"] == "token_peeked"]
+    assert all("value" in e for e in peeks)
 
     # The spectator's page offers the transcript; it is the server's, with every secret.
     with cleo.page.expect_download() as download:
