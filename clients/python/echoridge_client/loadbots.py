@@ -5,12 +5,13 @@ server and to check it; and the transcript download of ``echo-ridge verify URL T
 joins P seats per table (each with its own client seed) and opens K spectator sessions per table,
 starts the games and plays them to the end with ``Seat.play`` and the chosen policy, at most
 ``concurrency`` tables at a time.  Then it downloads every finished table's transcript and
-verifies it (transcripts.py); the transcript must also carry this client's seeds, the
+verifies it (botchecks.py, transcripts.py); the transcript must also carry this client's seeds, the
 commitment the table was created with, as many entries as the seats saw versions, and every
 command the server acknowledged to a seat, at its version (``lost`` counts those missing).  The
 report is one dict (printed as one JSON line by the command), with at least ``tables``,
 ``finished``, ``verified``, ``errors``, ``commands``, ``acknowledged``, ``lost``,
-``deliveries``, ``p50_ms``, ``p99_ms`` and ``seconds``.  The sessions are in botsessions.py.
+``deliveries``, ``p50_ms``, ``p99_ms`` and ``seconds``.  The sessions are in botsessions.py, the
+options and per-table records in botoptions.py.
 
 Latency is command-to-delta, measured around ``Seat.act``: from sending a command to the seat's
 view reaching the version of its (accepted) result.  ``rate`` paces every connection's messages
@@ -24,110 +25,49 @@ This module needs the client package only (``echoridge_client``, ``echoridge_pro
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import math
-import os
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from echoridge_client.botsessions import Ack, BotSeat, BotSpectator, Pacer, Stats
+from echoridge_client.botchecks import check_tables
+from echoridge_client.botoptions import (
+    BOT_KINDS,
+    SETUP_AT_ONCE,
+    SUBPROTOCOL_CHOICES,
+    SUBPROTOCOL_NAMES,
+    BotOptions,
+    TableRun,
+    derive,
+    make_policy,
+    subprotocol_of,
+)
+from echoridge_client.botsessions import BotSeat, BotSpectator, Pacer, Stats
 from echoridge_client.errors import ClientError
 from echoridge_client.lobby import Lobby
-from echoridge_client.policies import GreedyPolicy, RandomPolicy
 from echoridge_client.session import TableSession
 from echoridge_client.transcripts import (
     download_transcripts,
-    fetch_transcript,
     has_engine,
-    unacknowledged,
-    verify,
 )
-from echoridge_protocol import messages as m
 
-__all__ = ["BotOptions", "download_transcripts", "main", "ok", "run_bots", "run_tables"]
-
-SUBPROTOCOL_NAMES = {"msgpack": m.SUBPROTOCOL_MSGPACK, "json": m.SUBPROTOCOL_JSON}
-SUBPROTOCOL_CHOICES = ("msgpack", "json", "mixed")
-BOT_KINDS = ("random", "greedy")
-SETUP_AT_ONCE = 32  # tables being created, joined and started at the same time
-CHECKERS = 8  # connections downloading and verifying transcripts
-
-
-@dataclass(frozen=True)
-class BotOptions:
-    url: str
-    tables: int = 1
-    players: int = 4
-    spectators: int = 0
-    bot: str = "random"
-    subprotocol: str = "msgpack"  # msgpack, json or mixed (alternating per connection)
-    concurrency: int = 0  # tables in play at once (0: all of them)
-    rate: float = 9.0  # messages per second per connection (0: unpaced)
-    think: float = 0.0  # mean seconds a seat thinks before each command (exponential; 0: none)
-    ramp: float = 0.0  # seconds over which the tables' creations are spread evenly
-    timeout: float = 600.0  # seconds per table, from its creation to the end of its game
-    seed: int | None = None  # fixes client seeds and policies (default: random)
-    verify: bool = True
-
-    def check(self) -> None:
-        if self.tables < 0:
-            raise ValueError("--tables must not be negative")
-        if not 1 <= self.players <= 4:
-            raise ValueError("--players must be 1 to 4")
-        if self.spectators < 0:
-            raise ValueError("--spectators must not be negative")
-        if self.bot not in BOT_KINDS:
-            raise ValueError("--bot is random or greedy")
-        if self.subprotocol not in SUBPROTOCOL_CHOICES:
-            raise ValueError("--subprotocol is msgpack, json or mixed")
-        if self.concurrency < 0 or self.rate < 0 or self.think < 0 or self.ramp < 0:
-            raise ValueError("--concurrency, --rate, --think and --ramp must not be negative")
-        if self.timeout <= 0:
-            raise ValueError("--timeout must be positive")
-        if not self.url.startswith(("ws://", "wss://")):
-            raise ValueError("the URL is ws://HOST:PORT/ws or wss://...")
-
-
-@dataclass
-class TableRun:
-    """One table of the run."""
-
-    index: int
-    table: str = ""
-    commit: str = ""  # hex of the server seed commitment given at creation
-    seeds: list[bytes] = field(default_factory=list)  # the client seed of each seat
-    version: int = 0  # the last version the seats saw
-    acks: list[Ack] = field(default_factory=list)  # what the server acknowledged to the seats
-    lost: int = 0  # acknowledged commands missing from the transcript
-    finished: bool = False
-    verified: bool = False
-    error: str | None = None
-
-
-# --- seeds and policies -------------------------------------------------------------------------
-
-
-def _derive(seed: int | None, *parts: object) -> bytes:
-    if seed is None:
-        return os.urandom(32)
-    text = "/".join(str(p) for p in (seed, *parts))
-    return hashlib.sha256(text.encode()).digest()
-
-
-def make_policy(kind: str, seed: bytes) -> RandomPolicy | GreedyPolicy:
-    return GreedyPolicy(seed) if kind == "greedy" else RandomPolicy(seed)
-
-
-def subprotocol_of(options: BotOptions, table: int, connection: int) -> str:
-    """The subprotocol of a table's n-th connection (seats first, then spectators)."""
-    if options.subprotocol == "mixed":
-        return m.SUBPROTOCOLS[(table + connection) % 2]
-    return SUBPROTOCOL_NAMES[options.subprotocol]
-
+__all__ = [
+    "BOT_KINDS",
+    "SUBPROTOCOL_CHOICES",
+    "SUBPROTOCOL_NAMES",
+    "BotOptions",
+    "TableRun",
+    "download_transcripts",
+    "main",
+    "make_policy",
+    "ok",
+    "percentile",
+    "run_bots",
+    "run_tables",
+    "subprotocol_of",
+]
 
 # --- one table ----------------------------------------------------------------------------------
 
@@ -150,7 +90,7 @@ async def _play_table(
                 run.table, run.commit = created.table, created.server_seed_commit.hex()
                 tokens = []
                 for s in range(options.players):
-                    seed = _derive(options.seed, "client", i, s)
+                    seed = derive(options.seed, "client", i, s)
                     await pacer.wait()
                     joined = await lobby.join(run.table, f"bot {i}.{s}", seed)
                     if joined.seat != s:
@@ -166,7 +106,7 @@ async def _play_table(
                         stats=stats,
                         rate=options.rate,
                         think=options.think,
-                        seed=_derive(options.seed, "think", i, s),
+                        seed=derive(options.seed, "think", i, s),
                         seat=s,
                     )
                     seats.append(seat)
@@ -188,7 +128,7 @@ async def _play_table(
                 await lobby.close()
                 lobby = None
             policies = [
-                make_policy(options.bot, _derive(options.seed, "policy", i, s))
+                make_policy(options.bot, derive(options.seed, "policy", i, s))
                 for s in range(options.players)
             ]
             async with asyncio.TaskGroup() as group:
@@ -226,62 +166,6 @@ def _describe(error: BaseException) -> str:
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
     return f"{type(error).__name__}: {error or 'timed out'}"
-
-
-# --- transcripts --------------------------------------------------------------------------------
-
-
-def _check(run: TableRun, transcript: dict[str, Any]) -> str | None:
-    """Why the transcript does not verify, or None."""
-    ok, what = verify(transcript)
-    if not ok:
-        return what
-    if transcript.get("server_seed_commit") != run.commit:
-        return "the transcript's server seed commitment is not the one given at creation"
-    if transcript.get("client_seeds") != [s.hex() for s in run.seeds]:
-        return "the transcript's client seeds are not ours"
-    entries = transcript.get("entries")
-    if not isinstance(entries, list) or len(entries) != run.version:
-        return f"the transcript does not hold the {run.version} versions the seats saw"
-    run.lost = len(unacknowledged(transcript, run.acks))
-    if run.lost:
-        return f"{run.lost} acknowledged commands are not in it at their versions"
-    return None
-
-
-async def _check_tables(runs: Sequence[TableRun], options: BotOptions) -> None:
-    queue: asyncio.Queue[TableRun] = asyncio.Queue()
-    for run in runs:
-        if run.finished:
-            queue.put_nowait(run)
-
-    async def worker() -> None:
-        lobby: Lobby | None = None
-        pacer = Pacer(options.rate)
-        try:
-            while not queue.empty():
-                run = queue.get_nowait()
-                try:
-                    if lobby is None:
-                        lobby = await Lobby.connect(options.url, subprotocol_of(options, 0, 0))
-                    transcript = await fetch_transcript(lobby, run.table, pacer)
-                    problem = _check(run, transcript)
-                except (ClientError, TimeoutError, OSError) as exc:
-                    problem = f"cannot download the transcript: {exc or type(exc).__name__}"
-                    if lobby is not None:
-                        await lobby.close()
-                        lobby = None
-                if problem is None:
-                    run.verified = True
-                else:
-                    run.error = f"transcript: {problem}"
-                await asyncio.sleep(0)  # let the other downloads go on between replays
-        finally:
-            if lobby is not None:
-                await lobby.close()
-
-    count = min(CHECKERS, max(1, queue.qsize()), options.concurrency or CHECKERS)
-    await asyncio.gather(*(worker() for _ in range(count)))
 
 
 # --- the run ------------------------------------------------------------------------------------
@@ -332,7 +216,7 @@ async def run_tables(
     if played is not None:
         await played()
     if options.verify:
-        await _check_tables(runs, options)
+        await check_tables(runs, options)
     seconds = time.perf_counter() - began
     errors = [r for r in runs if r.error is not None]
     report: dict[str, Any] = {
@@ -355,9 +239,7 @@ async def run_tables(
         "seconds": round(seconds, 3),
         "play_seconds": round(play_seconds, 3),
         "commands_per_second": round(stats.commands / play_seconds, 1) if play_seconds else 0,
-        "deliveries_per_second": round(stats.deliveries / play_seconds, 1)
-        if play_seconds
-        else 0,
+        "deliveries_per_second": round(stats.deliveries / play_seconds, 1) if play_seconds else 0,
         "client_cpu_seconds": round(play_cpu, 3),
         "connections": stats.connections,
         "reconnects": stats.reconnects,
@@ -400,5 +282,3 @@ def main(options: BotOptions) -> int:
     report = asyncio.run(run_bots(options))
     print(json.dumps(report, sort_keys=True), flush=True)
     return 0 if ok(report) else 1
-
-
