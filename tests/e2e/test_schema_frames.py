@@ -16,7 +16,6 @@ import random
 from typing import Any
 
 import jsonschema
-import pytest
 
 from echoridge_protocol import messages as m
 from tests.e2e.conftest import ServerProcess
@@ -35,22 +34,12 @@ def _validator(name: str) -> jsonschema.Validator:
     return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": SCHEMA["$defs"]})
 
 
-# rules/log.py: city_tokens_removed's own field `kind` overwrites the entry's kind, so the entry
-# comes out as {"kind": "search"} or {"kind": "stakeout"}; SPEC.md §6.3 names the field `token`.
-LOG_KIND_BUG = [{"kind": "search"}, {"kind": "stakeout"}]
-
-
-def invalid(frames: Any, known: list[Any] | None = None) -> list[str]:
-    """What is wrong with each frame; log entries equal to one of ``known`` are set aside
-    (appended to ``known`` when given)."""
+def invalid(frames: Any) -> list[str]:
+    """What is wrong with each frame."""
     out = []
     for i, frame in enumerate(frames):
         assert isinstance(frame, str), "the JSON subprotocol sends text frames"
         data = json.loads(frame)
-        if known is not None and isinstance(data.get("log"), list):
-            bugs = [e for e in data["log"] if e in LOG_KIND_BUG]
-            known.extend(bugs)
-            data["log"] = [e for e in data["log"] if e not in LOG_KIND_BUG]
         if not SERVER_MESSAGE.is_valid(data):
             out.append(f"frame {i} ({data.get('type')}): {_why(data)}")
     return out
@@ -138,15 +127,9 @@ async def test_every_frame_of_a_whole_game_validates(server: ServerProcess) -> N
     types = {json.loads(f)["type"] for c in connections for f in c.frames}  # type: ignore[arg-type]
     assert {"welcome", "delta", "result", "tables", "created", "joined", "error", "pong",
             "presence", "transcript"} <= types  # fmt: skip
-    known: list[Any] = []
     for client in connections:
-        found = invalid(client.frames, known)
+        found = invalid(client.frames)
         assert not found, found[:5]
-    if known:
-        pytest.xfail(
-            f"every other frame validates; {len(known)} log entries such as {known[0]}: the "
-            "rules/log.py bug of city_tokens_removed (its field `kind` overwrites the kind)"
-        )
 
 
 def test_the_check_fails_on_a_wrong_frame() -> None:

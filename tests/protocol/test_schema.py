@@ -196,12 +196,6 @@ def _frame(message: m.Message) -> dict[str, Any]:
     return frame
 
 
-LOG_KIND_BUG = (
-    "rules/log.py: city_tokens_removed's own field `kind` overwrites the entry's kind "
-    "(the entry comes out as {'kind': 'search'}); SPEC.md §6.3 names the field `token`"
-)
-
-
 @pytest.mark.parametrize(
     ("players", "game"),
     [
@@ -210,7 +204,7 @@ LOG_KIND_BUG = (
         (4, 3),
         (2, 5),
         (3, 6),
-        pytest.param(3, 2, marks=pytest.mark.xfail(strict=True, reason=LOG_KIND_BUG)),
+        (3, 2),  # has a city_tokens_removed
     ],
 )
 def test_every_frame_of_a_simulated_game_validates(players: int, game: int) -> None:
@@ -226,18 +220,8 @@ def test_every_frame_of_a_simulated_game_validates(players: int, game: int) -> N
 @pytest.mark.parametrize(
     "event",
     [
-        pytest.param(
-            ev.CityTokensRemoved(ClueKind.STAKEOUT),
-            marks=pytest.mark.xfail(strict=True, reason=LOG_KIND_BUG),
-        ),
-        pytest.param(
-            ev.SuspectSeen(0, 1, None),
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="rules/log.py: a look with nothing to pick keeps `salt: null` (SPEC.md "
-                "§6.3: no salt in an entry)",
-            ),
-        ),
+        ev.CityTokensRemoved(ClueKind.STAKEOUT),
+        ev.SuspectSeen(0, 1, None),  # nothing to pick (Good Cop): no salt, no label
         ev.SuspectSeen(0, 1, None, "look/0/1", bytes(16)),
         ev.TrackersPushed(),
     ],

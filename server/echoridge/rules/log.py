@@ -145,9 +145,11 @@ def _told(state: State, e: ev.Event) -> Told | None:
             return _hidden(_plain(e), {**_plain(e, ("slots",)), "count": len(slots)})
         case ev.SuspectSeen(seat=seat, target=target, card=card):
             if card is None:
-                return Told(_plain(e, ("label",)))
+                return Told(_plain(e, ("label", "salt")))
             whole = {**_plain(e, ("label",)), "proof": e.label}
             return _private(whole, _plain(e, ("card", "label")), seat, target)
+        case ev.CityTokensRemoved(kind=kind):
+            return Told({"kind": "city_tokens_removed", "token": kind.value})  # (not `kind`)
         case ev.SuspectRemoved():
             return _hidden(_plain(e), {"kind": "suspect_removed"})
         case ev.ForceDeckShuffled(cards=cards) | ev.EventDeckShuffled(cards=cards):
