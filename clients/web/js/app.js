@@ -10,6 +10,8 @@ const root = document.getElementById("app");
 const lobby = new Lobby();
 let page = null;
 
+let first = true;
+
 function route() {
   const hash = location.hash || "#/";
   const match = hash.match(/^#\/(table|watch)\/([A-Za-z0-9_-]{1,64})$/);
@@ -25,15 +27,17 @@ function route() {
   }
   page.open();
   window.echoridge.page = page;
-  // A new page took the focused control away: the focus goes to the page's heading, not the body.
+  // A new page took the focused control away: the focus goes to the page's heading, not the
+  // body (not on the first page: the browser starts at the top of it).
   const active = document.activeElement;
-  if (!active || active === document.body || !active.isConnected) {
+  if (!first && (!active || active === document.body || !active.isConnected)) {
     const heading = root.querySelector("h1");
     if (heading) {
       heading.setAttribute("tabindex", "-1");
       heading.focus({ preventScroll: true });
     }
   }
+  first = false;
 }
 
 // Goes to `hash`; `again` reopens the page even when the hash is the same.
