@@ -173,3 +173,28 @@ def test_games_that_differ_only_in_unseen_secrets_send_identical_streams(
         differs += other != events
         assert stream(other, steps, viewer) == stream(events, steps, viewer), game.repro()
     assert differs > 0  # the relabelling changes the games, so the test can fail
+
+
+@props(10)
+@given(game_params)
+def test_every_look_slot_is_revealed_after_the_game_and_matches_its_commitment(
+    params: tuple[Any, ...],
+) -> None:
+    """SPEC.md §9.3: ``secrets.look_proofs`` opens every slot a picker was shown a commitment
+    of (``you.decision.commitments``), and nothing else."""
+    from echoridge.rules import EVERYONE
+    from echoridge.rules.decisions import ChooseSlot
+    from echoridge_protocol.fairness import commit
+
+    game = play_game(*params)
+    shown: dict[str, bytes] = {}
+    for state in game.states():
+        for d in state.pending:
+            if isinstance(d, ChooseSlot):
+                for i, c in enumerate(d.commitments, start=1):
+                    shown[f"look/{d.deal}/{i}"] = c
+    proofs = view(game.final, EVERYONE)["secrets"]["look_proofs"]
+    opened = {p["label"]: commit(p["label"], p["value"], bytes.fromhex(p["salt"])) for p in proofs}
+    assert {k: opened[k] for k in shown} == shown, game.repro()
+    deals = {label.split("/")[1] for label in opened}  # every look of the game, opened
+    assert deals == {str(k) for k in range(game.final.deals)}, game.repro()

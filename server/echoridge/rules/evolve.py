@@ -25,6 +25,7 @@ from echoridge.rules.data import (
     TimeWaivers,
 )
 from echoridge.rules.model import ActiveEvent, ClueToken, Place, Player, State, Status, Turn
+from echoridge.rules.proofs import look_label
 
 
 def fold(events: Iterable[ev.Event], state: State | None = None) -> State:
@@ -112,8 +113,11 @@ def evolve(state: State, event: ev.Event) -> State:
             )
         case ev.TrackersPushed():
             return _pushed(state)
-        case ev.SlotsDealt():
-            return state.but(deals=state.deals + 1)
+        case ev.SlotsDealt(slots=slots, salts=salts):
+            k = state.deals
+            labels = (look_label(k, i) for i in range(1, len(salts) + 1))
+            dealt = tuple(zip(labels, slots, salts, strict=False))
+            return state.but(deals=k + 1, dealt=state.dealt + dealt)
         case ev.MobsterRolled() | ev.BackupCalled() | ev.EventResolved():
             return state
         case ev.EventExpired() | ev.SuspectGainLost() | ev.ForceGainLost():

@@ -178,6 +178,7 @@ class State:
     commitments: tuple[tuple[str, bytes], ...] = ()  # (label, commitment), public from setup
     salts: tuple[tuple[str, bytes], ...] = ()  # (label, salt) of the setup items: secret
     deals: int = 0  # looks dealt so far (look/K labels)
+    dealt: tuple[tuple[str, str, bytes], ...] = ()  # (look/K/S, card, salt) of every slot: secret
     agenda: tuple[Task, ...] = ()  # tasks still to run, next first
     pending: tuple[Decision, ...] = ()  # decisions owed now
 

@@ -448,4 +448,5 @@ def _secrets(state: State) -> dict[str, Any]:
             for t in state.tokens
         ],
         "traits": {e.value: murderer.trait(e) for e in EVIDENCE_ORDER},
+        "look_proofs": [_proof(label, card, salt) for label, card, salt in state.dealt],
     }
