@@ -44,8 +44,11 @@ export class LogPanel {
     if (!this.text) return;
     this.shown = 0;
     this.players = this.playersKey();
+    // a whole log drawn again is no news: screen readers are told to wait for the end of it
+    this.box.setAttribute("aria-busy", "true");
     replace(this.list);
     this.append();
+    setTimeout(() => this.box.removeAttribute("aria-busy"), 500);
   }
 
   // Follows the session: new entries are appended, a log that started again is redrawn.
