@@ -110,3 +110,37 @@ async def test_failed_backup_and_stakeout_in_every_viewers_log(server: ServerPro
         assert {e["kind"] for e in everything} >= {"drawn", "game_ended"}  # hidden ones, now
         public = [e for e in everything if "to" not in e]
         assert public == [e for e in logs[None] if "to" not in e]
+
+
+async def test_spectators_get_the_public_log_delayed_with_their_view(
+    server: ServerProcess,
+) -> None:
+    delay = 3
+    async with Client.connect(server.url) as lobby:
+        await lobby.hello()
+        table = (await lobby.create_table(1, spectators=True, spectator_delay=delay)).table
+        joined = await lobby.join(table, "Solo")
+        async with Client.connect(server.url) as seat, Client.connect(server.url) as watcher:
+            await seat.hello(table=table, token=joined.token)
+            await watcher.hello(table=table, spectate=True)
+            await lobby.start(table, joined.token)
+            await seat.until_version(1)
+            mirror = seat.mirror
+            assert mirror is not None
+            rng = random.Random(5)
+            while mirror.version < 12 and mirror.status != "over":
+                result = await seat.command(rng.choice(mirror.legal))
+                assert result.outcome == "accepted"
+                await seat.until_version(result.version or mirror.version)
+            top = mirror.version
+            await watcher.until_version(top - delay)
+            await watcher.drain(0.3)
+            by_version = {
+                f["version"]: f.get("log", []) for f in seat.frames.plain() if f["type"] == "delta"
+            }
+            watched = [f for f in watcher.frames.plain() if f["type"] == "delta"]
+    assert watched and max(f["version"] for f in watched) == top - delay  # delayed
+    for f in watched:  # the seat's entries of that version, but what was told the seat alone
+        public = [e for e in by_version[f["version"]] if not e.get("to")]
+        assert [e for e in f.get("log", []) if not e.get("to")] == public, f["version"]
+        assert len(f.get("log", [])) == len(by_version[f["version"]])  # redacted, not left out
