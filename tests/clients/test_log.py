@@ -188,3 +188,60 @@ async def test_every_log_is_the_engines_for_its_viewer_across_drops_and_resumes(
     for session in (a, b, watcher, fresh, after):
         await session.close()
     await lobby.close()
+
+
+def welcome(version: int, view: dict[str, Any] | None, log: list[Entry] | None) -> m.Welcome:
+    return m.Welcome(
+        protocol=m.PROTOCOL,
+        server="test",
+        features=(),
+        limits=m.Limits(65536, 10, 10, 60),
+        session="spectator",
+        resumed=view is None,
+        table="t-1",
+        epoch=1,
+        version=version,
+        view=view,
+        log=None if log is None else tuple(log),
+    )
+
+
+def delta(version: int, log: list[Entry] | None = None) -> m.Delta:
+    ops = [["set", ["n"], version]]
+    return m.Delta(table="t-1", epoch=1, version=version, ops=ops, log=log and tuple(log))
+
+
+async def test_the_session_log_without_a_server() -> None:
+    """A welcome's log, then each delta's appended (on_log told each batch); a resumed welcome
+    keeps the log, a fresh one starts it again; ``entries()`` follows; presence is kept."""
+    session = Spectator("ws://unused", "t-1", verify=False)
+    told_: list[tuple[list[Entry], bool]] = []
+    session.on_log = lambda s, entries, reset: told_.append((list(entries), reset))
+    updates: list[int] = []
+    session.on_update = lambda s: updates.append(s.version)
+    one, two, three = ({"kind": "turn_began", "seat": 0, "number": n} for n in (1, 2, 3))
+
+    await session._on_message(welcome(1, {"status": "playing"}, [one]))
+    assert session.log == [one] and told_ == [([one], True)] and not session.log_whole
+    session._welcomed = asyncio.get_running_loop().create_future()
+    session._welcomed.set_result(None)
+    follower = asyncio.create_task(anext(aiter(session.entries(1))))
+    await session._on_message(delta(2, [two]))
+    await session._on_message(delta(3))  # a version with nothing to tell
+    assert session.log == [one, two] and told_[-1] == ([two], False) and len(told_) == 2
+    assert await asyncio.wait_for(follower, 1) == two
+
+    presence = m.Presence(table="t-1", seats=(m.SeatPresence(0, True, 5),), spectators=3)
+    await session._on_message(presence)
+    assert session.presence == presence and updates[-1] == 3
+
+    session._welcomed = asyncio.get_running_loop().create_future()  # a resume
+    await session._on_message(welcome(3, None, None))
+    await session._on_message(delta(4, [three]))
+    assert session.log == [one, two, three] and session.log_resets == 1
+
+    session._welcomed = asyncio.get_running_loop().create_future()  # a fresh view, after the end
+    await session._on_message(welcome(9, {"status": "over"}, [three]))
+    assert session.log == [three] and session.log_whole and session.log_resets == 2
+    assert told_[-1] == ([three], True)
+    assert [e async for e in session.entries()] == [three]  # over: the iteration ends

@@ -75,26 +75,30 @@ def glyphs() -> RenderableType:
     table = Table(box=None, show_header=False, padding=(0, 1))
     table.add_column(no_wrap=True)
     table.add_column()
+    def g(*parts: str | tuple[str, str]) -> Text:
+        return Text.assemble(*parts)  # styled spans: the style stops at the glyph
+
     rows: list[tuple[Text, str]] = [
-        (Text(" R ", MOBSTER_STYLES["red"]) + Text(" B ", MOBSTER_STYLES["blue"])
-         + Text(" G ", MOBSTER_STYLES["gray"]), "a red, blue or gray mobster on the block"),
-        (Text("S?", "bold white on grey30"), "a face-down Search token"),
-        (Text("K?", "bold white on grey30"), "a face-down Stakeout token"),
-        (Text("S+ S-", "bold black on gold1"), "a Search token you know: success or failure"),
-        (Text("K3", "bold black on gold1"), "a Stakeout token whose value you know"),
-        (Text("✓", "bold green"), "a reveal the client checked against the server's commitment"),
-        (Text("·", "dim"), "a reveal with nothing to check it against"),
-        (Text(" I ", "bold white on purple4"), "the Informant of that row is still in place"),
-        (Text("W", "bold white on dark_green"), "the Witness of that column is still in place"),
-        (Text("ev1", "bold white on dark_red"), "a token of the event in slot 1"),
-        (Text("car 1 2"), "the cars of P1 and P2 (yours reversed)"),
-        (Text("* HQ *", "bold underline"), "Police HQ; 'hold RBG': the Holding tokens left there"),
-        (Text("12", "bold yellow") + Text(" 13", "bold blue"),
+        (g((" R ", MOBSTER_STYLES["red"]), (" B ", MOBSTER_STYLES["blue"]),
+           (" G ", MOBSTER_STYLES["gray"])), "a red, blue or gray mobster on the block"),
+        (g(("S?", "bold white on grey30")), "a face-down Search token"),
+        (g(("K?", "bold white on grey30")), "a face-down Stakeout token"),
+        (g(("S+", "bold black on gold1"), " ", ("S-", "bold black on gold1")),
+         "a Search token you know: success or failure"),
+        (g(("K3", "bold black on gold1")), "a Stakeout token whose value you know"),
+        (g(("✓", "bold green")), "a reveal the client checked against the server's commitment"),
+        (g(("·", "dim")), "a reveal with nothing to check it against"),
+        (g((" I ", "bold white on purple4")), "the Informant of that row is still in place"),
+        (g(("W", "bold white on dark_green")), "the Witness of that column is still in place"),
+        (g(("ev1", "bold white on dark_red")), "a token of the event in slot 1"),
+        (g("car 1 2"), "the cars of P1 and P2 (yours reversed)"),
+        (g(("* HQ *", "bold underline")), "Police HQ; 'hold RBG': the Holding tokens left there"),
+        (g(("12", "bold yellow"), " ", ("13", "bold blue")),
          "time track: day spaces yellow, night blue; 43-48 underlined"),
-        (Text("|", "bold red"), "an event line (dim once crossed)"),
-        (Text("P1", "bold cyan"), "a tracker on the time track (stacks: top first)"),
-        (Text("● ○"), "an officer connected or away"),
-        (Text("(only you)", "bold green"), "a log line only you were told"),
+        (g(("|", "bold red")), "an event line (dim once crossed)"),
+        (g(("P1", "bold cyan")), "a tracker on the time track (stacks: top first)"),
+        (g(("●", "bold green"), " ", ("○", "dim red")), "an officer connected or away"),
+        (g(("(only you)", "bold green")), "a log line only you were told"),
     ]  # fmt: skip
     for glyph, meaning in rows:
         table.add_row(glyph, meaning)

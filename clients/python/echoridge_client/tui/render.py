@@ -320,8 +320,9 @@ def officers(view: View, presence: Any = None) -> RenderableType:
     players = view.get("players") or []
     me = my_seat(view)
     table = Table(
-        title="Officers  (clues: I rows, W columns, S search, K stakeout, H holding)"
-        + ("  ● connected ○ away" if presence is not None else ""),
+        title="Officers" + ("  (● connected ○ away)" if presence is not None else ""),
+        caption="clues: I rows, W columns, S search, K stakeout, H holding",
+        caption_justify="left",
         title_style="bold",
         title_justify="left",
         box=None,
