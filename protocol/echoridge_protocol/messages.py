@@ -13,7 +13,7 @@ floats) that the codec only checks against the size limits.  They are not deep-f
 Client → server: ``Hello``, ``ListTables``, ``CreateTable``, ``Join``, ``Leave``, ``Start``,
 ``AddBot``, ``GetTranscript``, ``SendCommand``, ``Ping``, ``ClientBye``.
 Server → client: ``Welcome``, ``Delta``, ``Result``, ``Tables``, ``Created``, ``Joined``,
-``Transcript``, ``ErrorMessage``, ``Presence``, ``Pong``, ``ServerBye``.
+``Transcript``, ``ErrorMessage``, ``Presence``, ``Deadline``, ``Pong``, ``ServerBye``.
 Two wire types are used in both directions with different fields (``transcript`` and ``bye``), so
 decoding needs to know who sent a frame.
 """
@@ -462,6 +462,20 @@ class Presence:
 
 
 @dataclass(frozen=True, slots=True)
+class Deadline:
+    """The game waits on ``seats`` at ``version`` (a decision, or an open Force window): unless
+    the table moves on first, the server answers for them with the default answers at ``at``
+    (milliseconds since the Unix epoch, UTC).  Sent to the table's sessions when such a wait
+    begins, and after a ``welcome`` while one runs; a deadline of an older version is over."""
+
+    TYPE: ClassVar[str] = "deadline"
+    table: TableId
+    version: Version
+    seats: Annotated[tuple[int, ...], Items(Int(0, MAX_SEATS - 1), MAX_SEATS)]
+    at: Version
+
+
+@dataclass(frozen=True, slots=True)
 class Pong:
     """The answer to ``ping``."""
 
@@ -485,7 +499,7 @@ ClientMessage = (
 )
 ServerMessage = (
     Welcome | Delta | Result | Tables | Created | Joined | Transcript | ErrorMessage | Presence
-    | Pong | ServerBye
+    | Deadline | Pong | ServerBye
 )
 Message = ClientMessage | ServerMessage
 
@@ -503,7 +517,7 @@ SERVER_MESSAGES: Final[Mapping[str, type[ServerMessage]]] = MappingProxyType(
         c.TYPE: c
         for c in (
             Welcome, Delta, Result, Tables, Created, Joined, Transcript, ErrorMessage, Presence,
-            Pong, ServerBye,
+            Deadline, Pong, ServerBye,
         )
     }
 )

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import random
 import signal
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
@@ -288,6 +289,14 @@ async def test_owed_decisions_time_out_to_their_defaults(
                 break
             await act(mover, rng)
         assert a.mirror is not None and a.mirror.status == "accusing"
+        waiting, noticed = a.mirror.version, time.time() * 1000
+        async with asyncio.timeout(5):  # the accusations' clock, as the server runs it
+            while not any(d.version == waiting for d in a.deadlines):
+                with contextlib.suppress(TimeoutError):
+                    a._pending.append(await asyncio.wait_for(a._read(), 0.05))
+        clock = next(d for d in a.deadlines if d.version == waiting)
+        assert clock.table == t.table and clock.seats == (0, 1)
+        assert noticed - 500 <= clock.at <= noticed + 500 + 100  # armed with 0.5 s to go
         async with asyncio.timeout(20):
             while a.mirror.status != "over":
                 await a.recv(20)

@@ -261,6 +261,7 @@ class Client:
         self._ids = itertools.count(1)
         self.presence: m.Presence | None = None
         self.presences: list[m.Presence] = []
+        self.deadlines: list[m.Deadline] = []
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -326,8 +327,9 @@ class Client:
         return message
 
     async def _read(self) -> m.ServerMessage:
-        """The next message but ``presence``, which is only kept (``self.presence``, the
-        latest; ``self.presences``, all): it comes whenever someone connects or leaves."""
+        """The next message but ``presence`` and ``deadline``, which are only kept
+        (``self.presence``, the latest; ``self.presences``, ``self.deadlines``: all): they come
+        whenever someone connects or leaves, or a decision clock starts."""
         while True:
             frame = await self.ws.recv()
             for log in self._logs:
@@ -339,6 +341,9 @@ class Client:
             if isinstance(message, m.Presence):
                 self.presence = message
                 self.presences.append(message)
+                continue
+            if isinstance(message, m.Deadline):
+                self.deadlines.append(message)
                 continue
             if isinstance(message, m.Delta) and mirror is not None:
                 mirror.apply(message)

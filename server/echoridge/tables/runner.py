@@ -49,6 +49,7 @@ from echoridge.tables.viewers import (
     viewer_view,
 )
 from echoridge.tasks import cancel_and_wait
+from echoridge_protocol import messages as m
 from echoridge_protocol.fairness import game_seed
 
 __all__ = ["SPECTATORS", "MakeWelcome", "Outcome", "Sink", "TableRunner", "viewer_view"]
@@ -81,6 +82,7 @@ class TableRunner(Viewers, ServerMoves):
         self.credentials: dict[Sink, str] = {}  # seat session -> the token hash it presented
         self._seat_check: asyncio.TimerHandle | None = None
         self.presence: TablePresence | None = None  # once open
+        self.deadline: m.Deadline | None = None
         self.history: deque[tuple[int, State]] = deque(maxlen=HISTORY)
         self.told: list[tuple[Told, ...]] = [()]  # per version: what each audience is told
         self.groups: dict[int, Group] = {}

@@ -10,13 +10,16 @@ else retries for the server.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING, Any
 
 from echoridge.rules import RuleViolation, State, Status, decide
 from echoridge.rules.serial import load
 from echoridge.store import StoreError
 from echoridge.tables.errors import TableError
-from echoridge.tables.viewers import viewer_view
+from echoridge.tables.viewers import Group, viewer_view
+from echoridge_protocol import codec
+from echoridge_protocol import messages as m
 
 if TYPE_CHECKING:
     from echoridge.rules import ViewCache
@@ -37,6 +40,8 @@ class ServerMoves:
     meta: dict[str, str]
     bots: dict[int, str]
     views: ViewCache
+    groups: dict[int, Group]
+    deadline: m.Deadline | None  # the running decision clock, as sent
     _timer: asyncio.TimerHandle | None
 
     if TYPE_CHECKING:
@@ -123,11 +128,21 @@ class ServerMoves:
             self._timer.cancel()
             self._timer = None
         seconds = getattr(self.node, "decision_seconds", 0)
+        self.deadline = None
         if self.closed or not seconds or not self._waiting_on():
             return
         loop = asyncio.get_running_loop()
         version = self.version
         self._timer = loop.call_later(seconds, lambda: loop.create_task(self._time_out(version)))
+        at = int((time.time() + seconds) * 1000)
+        self.deadline = m.Deadline(self.table, version, tuple(self._waiting_on()), at)
+        frames: dict[str, bytes | str] = {}
+        for group in self.groups.values():
+            for sink in list(group.sinks):
+                frame = frames.get(sink.subprotocol)
+                if frame is None:
+                    frame = frames[sink.subprotocol] = codec.encode(self.deadline, sink.subprotocol)
+                sink.deliver(frame)
 
     async def _time_out(self, version: int, attempt: int = 0) -> None:
         for seat in self._waiting_on():

@@ -91,6 +91,7 @@ class Viewers:
     tokens: dict[int, str] | None
     credentials: dict[Sink, str]
     presence: TablePresence | None
+    deadline: m.Deadline | None
     _seat_check: asyncio.TimerHandle | None
 
     if TYPE_CHECKING:
@@ -224,6 +225,8 @@ class Viewers:
             for delta in backlog:
                 sink.deliver(codec.encode(delta, sink.subprotocol))
             group.sinks.add(sink)
+            if self.deadline is not None and self.deadline.version == group.version:
+                sink.deliver(codec.encode(self.deadline, sink.subprotocol))
             if self.presence is not None:
                 self.presence.greet(sink)
                 self.presence.changed(self.groups)
