@@ -35,7 +35,7 @@ class Relay:
 
     def handle(self, route: Any) -> None:
         server = route.connect_to_server()
-        record: dict[str, Any] = {"sent": [], "received": [], "silent": False}
+        record: dict[str, Any] = {"sent": [], "received": [], "silent": False, "route": route}
         with self.lock:
             self.routes.append(record)
 

@@ -41,6 +41,7 @@ export class TableSession extends EventTarget {
     this.inFlight = null; // {message, resolve, reject, timer}
     this.waiters = [];
     this.presence = null; // the last presence message (SPEC.md §6.4)
+    this.deadline = null; // the last deadline message (SPEC.md §6.5)
     this.log = []; // the game log: {v: version (null: from a welcome), e: entry} (SPEC.md §6.3)
     this.logWhole = false; // the log came whole (a welcome after the game): no redacted entries
     const slots = store.snapshot(table, `${this.who}-slots`) || {};
@@ -143,6 +144,9 @@ export class TableSession extends EventTarget {
     } else if (message.type === "presence") {
       this.presence = message;
       this.emit("presence", message);
+    } else if (message.type === "deadline") {
+      this.deadline = message; // SPEC.md §6.5: over once the view passes its version
+      this.emit("deadline", message);
     } else if (message.type === "result" || message.type === "error") {
       const flight = this.inFlight;
       if (flight && message.id === flight.message.id) {

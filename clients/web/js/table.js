@@ -61,13 +61,33 @@ export class TablePage {
     session.addEventListener("reveal-failed", (e) => this.revealFailed(e.detail.message));
     session.addEventListener("log", (e) => this.logPanel && this.logPanel.update(e.detail.reset));
     session.addEventListener("presence", () => this.schedule());
+    session.addEventListener("deadline", () => this.renderClock());
     this.room = new WaitingRoom(this);
     this.end = new EndOfGame(this);
     this.logPanel = new LogPanel(session);
     this.buildLayout();
     session.start();
     this.every(5000, () => this.pollSpectators());
+    this.every(1000, () => this.renderClock());
     this.pollSpectators();
+  }
+
+  // The decision clock (SPEC.md §6.5): whom the server will answer for, and in how long; shown
+  // while the view is at the deadline's version. Not a live region: it ticks every second.
+  renderClock() {
+    const session = this.session;
+    const view = session && session.view;
+    const d = session && session.deadline;
+    const on = Boolean(view && d && d.version === session.version && view.status !== "over");
+    let text = "";
+    if (on) {
+      const left = Math.max(0, Math.ceil((d.at - Date.now()) / 1000));
+      const me = mySeat(view);
+      const names = d.seats.map((seat) => who(seat, me, view.players)).join(", ");
+      text = `${names}: ${left} s left to answer, then the server answers by default`;
+    }
+    if (this.el.clock.textContent !== text) this.el.clock.textContent = text;
+    this.el.clock.hidden = !on;
   }
 
   every(ms, fn) {
@@ -95,6 +115,7 @@ export class TablePage {
       turnAlert: h("div", { class: "visually-hidden", id: "turn-alert", "aria-live": "assertive", "aria-atomic": "true" }),
       controls: h("div", { class: "controls", id: "controls" }),
       notice: h("p", { class: "notice", role: "status" }),
+      clock: h("p", { class: "clock", "data-clock": "", hidden: true }),
       caseFile: h("div", {}),
       officers: h("div", {}),
       events: h("div", {}),
@@ -115,7 +136,7 @@ export class TablePage {
           h("section", { class: "panel officers-panel" }, h("h2", {}, "Officers"), e.officers),
           this.logPanel.el),
         h("div", { class: "col-side" },
-          h("section", { class: "panel action-panel", "aria-labelledby": "prompt" }, e.prompt, e.notice, e.controls),
+          h("section", { class: "panel action-panel", "aria-labelledby": "prompt" }, e.prompt, e.clock, e.notice, e.controls),
           this.spectate ? null : h("section", { class: "panel case-panel" }, h("h2", {}, "Your case file"), e.caseFile),
           h("section", { class: "panel events-panel" }, h("h2", {}, "Event slots"), e.events),
           h("section", { class: "panel evidence-panel" }, h("h2", {}, "Evidence"), e.evidence))),
