@@ -37,8 +37,10 @@ def test_a_deadline_counts_down_until_the_table_moves_on(
     mirror = eve.synced_mirror()
     route = relay.seat_routes()[-1]["route"]
     table = eve.page.evaluate("() => window.echoridge.session.table")
-    deadline = {"type": "deadline", "table": table, "version": mirror.version,
-                "seats": [mirror.view["you"]["seat"]], "at": int((time.time() + 30) * 1000)}  # fmt: skip
+    seat = mirror.view["you"]["seat"]
+    at = int((time.time() + 30) * 1000)
+    deadline = {"type": "deadline", "table": table, "version": mirror.version, "seats": [seat],
+                "at": at}  # fmt: skip
     route.send(json.dumps(deadline))
     expect(clock).to_be_visible(timeout=5_000)
     first = clock.text_content() or ""
