@@ -349,7 +349,7 @@ async def test_the_log_panel_words_the_entries_with_names_and_marks_private_ones
         ]
         await pilot.pause(0.2)
         officers = text_of(game, "#officers")
-        assert "● Ada (you)" in officers and "○ Robo (bot)" in officers
+        assert "● Ada (you)" in officers and "◆ Robo (bot)" in officers
         assert "2 watching" in text_of(game, "#prompt")
         stub.on_log(stub, [{"kind": "turn_began", "seat": 1, "number": 2, "night": True}], True)
         assert game.log_lines == ["-- Turn 2 (night): Robo (bot) --"]  # a fresh log

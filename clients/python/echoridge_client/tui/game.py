@@ -92,7 +92,9 @@ class GameScreen(Screen[None]):
             log.clear()
             self.log_lines = []
         view = session.view
-        whole = session.log_whole or session.over  # the last version is told whole
+        # a fresh log is whole when the welcome came after the game; new entries also when
+        # they are the last version's (told whole to everyone)
+        whole = session.log_whole or (not reset and session.over)
         me = my_seat(view)
         for text in logpanel.lines(entries, names(view, me), me, whole):
             log.write(text)

@@ -75,6 +75,7 @@ def glyphs() -> RenderableType:
     table = Table(box=None, show_header=False, padding=(0, 1))
     table.add_column(no_wrap=True)
     table.add_column()
+
     def g(*parts: str | tuple[str, str]) -> Text:
         return Text.assemble(*parts)  # styled spans: the style stops at the glyph
 
@@ -97,7 +98,8 @@ def glyphs() -> RenderableType:
          "time track: day spaces yellow, night blue; 43-48 underlined"),
         (g(("|", "bold red")), "an event line (dim once crossed)"),
         (g(("P1", "bold cyan")), "a tracker on the time track (stacks: top first)"),
-        (g(("●", "bold green"), " ", ("○", "dim red")), "an officer connected or away"),
+        (g(("●", "bold green"), " ", ("○", "dim red"), " ", ("◆", "bold cyan")),
+         "an officer connected, away, or played by the server (a bot)"),
         (g(("(only you)", "bold green")), "a log line only you were told"),
     ]  # fmt: skip
     for glyph, meaning in rows:

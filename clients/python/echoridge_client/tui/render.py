@@ -306,8 +306,11 @@ def _clues(p: dict[str, Any]) -> Text:
     return out if out.plain else Text("-", style="dim")
 
 
-def presence_dot(presence: Any, seat: int) -> Text:
-    """● connected, ○ away (a ``presence`` message, when the server sent one)."""
+def presence_dot(presence: Any, seat: int, bot: bool = False) -> Text:
+    """● connected, ○ away (a ``presence`` message, when the server sent one); ◆ a seat the
+    server plays (it has no connection to be away from)."""
+    if bot:
+        return Text("◆", style="bold cyan")
     for s in getattr(presence, "seats", None) or ():
         if s.seat == seat:
             return Text("●", style="bold green") if s.connected else Text("○", style="dim red")
@@ -320,7 +323,7 @@ def officers(view: View, presence: Any = None) -> RenderableType:
     players = view.get("players") or []
     me = my_seat(view)
     table = Table(
-        title="Officers" + ("  (● connected ○ away)" if presence is not None else ""),
+        title="Officers" + ("  (● connected ○ away ◆ bot)" if presence is not None else ""),
         caption="clues: I rows, W columns, S search, K stakeout, H holding",
         caption_justify="left",
         title_style="bold",
@@ -345,7 +348,8 @@ def officers(view: View, presence: Any = None) -> RenderableType:
         state = "ended" if p.get("ended") else ""
         if p.get("accused"):
             state += " accused"
-        name = presence_dot(presence, seat) if presence is not None else Text()
+        bot = bool(p.get("bot"))
+        name = presence_dot(presence, seat, bot) if presence is not None else Text()
         if name.plain:
             name.append(" ")
         name.append(who(seat, me, view), style=seat_style(seat))
