@@ -172,3 +172,18 @@ async def test_a_tampered_reveal_is_caught(server: ServerProcess) -> None:
         assert isinstance(victim.error, RevealError)
         await victim.close()
     await lobby.close()
+
+
+async def test_lobby_looks_up_one_table_by_id(server: ServerProcess) -> None:
+    lobby = await Lobby.connect(server.url)
+    created = await lobby.create(3, public=False)
+    token = (await lobby.join(created.table, "Ada")).token
+    await lobby.add_bot(created.table, token, "greedy")
+    info = await lobby.table(created.table)  # a private table: found by its id
+    assert info is not None and info.table == created.table and info.status == "waiting"
+    assert info.seats == 3 and info.taken == 2
+    assert [(p.seat, p.name, p.bot) for p in info.players][0] == (0, "Ada", None)
+    assert info.players[1].bot == "greedy"
+    assert info.server_seed_commit == created.server_seed_commit
+    assert await lobby.table("t-000000000000") is None
+    await lobby.close()
