@@ -182,7 +182,8 @@ async def test_lobby_looks_up_one_table_by_id(server: ServerProcess) -> None:
     info = await lobby.table(created.table)  # a private table: found by its id
     assert info is not None and info.table == created.table and info.status == "waiting"
     assert info.seats == 3 and info.taken == 2
-    assert [(p.seat, p.name, p.bot) for p in info.players][0] == (0, "Ada", None)
+    p0 = info.players[0]
+    assert (p0.seat, p0.name, p0.bot) == (0, "Ada", None)
     assert info.players[1].bot == "greedy"
     assert info.server_seed_commit == created.server_seed_commit
     assert await lobby.table("t-000000000000") is None
