@@ -14,7 +14,7 @@ import pytest
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import Button, RadioSet, Static
+from textual.widgets import Button, DataTable, RadioSet, Static
 
 from echoridge.rules import EVERYONE, SPECTATOR
 from echoridge.rules.log import entries_for, told
@@ -353,3 +353,31 @@ async def test_the_log_panel_words_the_entries_with_names_and_marks_private_ones
         assert "2 watching" in text_of(game, "#prompt")
         stub.on_log(stub, [{"kind": "turn_began", "seat": 1, "number": 2, "night": True}], True)
         assert game.log_lines == ["-- Turn 2 (night): Robo (bot) --"]  # a fresh log
+
+
+async def test_a_table_being_played_is_watched_from_the_lobby(server: ServerProcess) -> None:
+    lobby = await Lobby.connect(server.url)
+    table = (await lobby.create(2)).table
+    token = (await lobby.join(table, "person")).token
+    await lobby.add_bot(table, token, "greedy")
+    await lobby.start(table, token)
+    app = EchoRidgeApp(server.url, name="Tester")
+    try:
+        async with asyncio.timeout(40), app.run_test(size=SIZE) as pilot:
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, LobbyScreen) and table in app.screen.playing,
+                "the table listed as being played",
+            )
+            widget = app.screen.query_one("#tables", DataTable)
+            widget.focus()
+            widget.move_cursor(row=widget.get_row_index(table))
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+            game = app.screen
+            assert isinstance(game, GameScreen) and game.read_only
+            await until(pilot, lambda: bool(game.log_lines), "the log")
+            assert "  The game begins with 2 officers" in game.log_lines
+            await pilot.pause(0.2)
+    finally:
+        await lobby.close()

@@ -1,10 +1,10 @@
 """The lobby and the waiting room of ``echo-ridge play``.
 
-Lobby: the public tables waiting for players (select one to join it), a form to create a table
-(seats 1-4, public, spectators) and to join a table by its id.  Waiting room: the table id to
-give to friends, its seats and who sits in them (``Lobby.table``, asked again every second),
-buttons to add random or greedy bots and to start.  When the
-game starts (the seat's view leaves status ``new``), the game screen takes over.
+Lobby: the public tables waiting for players or being played (select one to join it, or to
+watch it), a form to create a table (seats 1-4, public, spectators) and to join a table by its
+id.  Waiting room: the table id to give to friends, its seats and who sits in them
+(``Lobby.table``, asked again every second), buttons to add random or greedy bots and to start.
+When the game starts (the seat's view leaves status ``new``), the game screen takes over.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from textual.widgets import (
 
 from echoridge_client.errors import ClientError
 from echoridge_client.lobby import Lobby
-from echoridge_client.session import Seat, TableSession
+from echoridge_client.session import Seat, Spectator, TableSession
 from echoridge_client.tui.game import GameScreen
 from echoridge_client.tui.help import HelpScreen
 from echoridge_protocol import messages as m
@@ -89,6 +89,7 @@ class LobbyScreen(Screen[None]):
         self.ctx = ctx
         self.busy = False
         self.listed: dict[str, int] = {}  # table -> seats, from the last listing
+        self.playing: set[str] = set()  # tables of the last listing being played
         self.timer: Timer | None = None
         self.sub_title = f"lobby of {ctx.url}"
 
@@ -97,7 +98,7 @@ class LobbyScreen(Screen[None]):
         yield Static(f"Connecting to {self.ctx.url}...", id="lobby-status")
         with Horizontal():
             with Vertical(id="tables-box"):
-                yield Label("Public tables waiting for players (Enter joins the table)")
+                yield Label("Public tables (Enter joins a waiting table, watches one being played)")
                 table: DataTable[str] = DataTable(id="tables", cursor_type="row")
                 yield table
                 yield Button("Refresh (F5)", id="refresh")
@@ -118,7 +119,7 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
-        table.add_columns("table", "seats", "taken", "players", "spectators")
+        table.add_columns("table", "status", "seats", "taken", "players", "spectators")
         self.run_worker(self._connect(), exclusive=True, group="lobby")
 
     def status(self, text: str, error: bool = False) -> None:
@@ -154,10 +155,12 @@ class LobbyScreen(Screen[None]):
         widget = self.query_one("#tables", DataTable)
         widget.clear()
         self.listed = {}
+        self.playing = {t.table for t in tables if t.status == "playing"}
         for t in tables:
             self.listed[t.table] = t.seats
             widget.add_row(
                 t.table,
+                t.status,
                 str(t.seats),
                 str(t.taken),
                 Text(", ".join(player_name(p) for p in t.players)),  # text, never markup
@@ -192,7 +195,23 @@ class LobbyScreen(Screen[None]):
     @on(DataTable.RowSelected, "#tables")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         table = str(event.row_key.value)
-        self._run(self._join(table, self.listed.get(table)))
+        if table in self.playing:
+            self._run(self._watch(table))
+        else:
+            self._run(self._join(table, self.listed.get(table)))
+
+    async def _watch(self, table: str) -> None:
+        """Watch a table being played, as a spectator."""
+        ctx = self.ctx
+        try:
+            spectator = await Spectator.watch(ctx.url, table)
+        except ClientError as exc:
+            self.status(f"Could not watch {table}: {exc}", error=True)
+            self.busy = False
+            return
+        self.busy = False
+        ctx.session, ctx.table = spectator, table
+        self.app.call_later(self.app.switch_screen, GameScreen(spectator, read_only=True))
 
     def _run(self, work: object) -> None:
         if self.busy:
