@@ -1,97 +1,35 @@
-"""The log's wording, rendered in Python from the same shared file the pages read
-(``echoridge_client/logtext.en.json``, following its "about" rules), as an oracle for what the
-browser's log panel must show; and the log entries a page received, read from its frames."""
+"""The log's wording as the browser's log panel must show it: the terminal client's renderer
+(``echoridge_client.logtext``, over the same shared ``logtext.en.json``) is the oracle; and the
+log entries a page received, read from its frames."""
 
 from __future__ import annotations
 
 import json
-import re
-from functools import cache
-from importlib import resources
 from typing import Any
 
-from echoridge.rules.data import SUSPECTS
-
-SEAT_FIELDS = {"seat", "target", "resolver"}
-SEATS_FIELDS = {"contributors", "winners"}
-
-
-@cache
-def logtext() -> dict[str, Any]:
-    text = resources.files("echoridge_client").joinpath("logtext.en.json").read_text("utf-8")
-    return dict(json.loads(text))
+from echoridge_client import logtext as words
 
 
 def seat_name(players: list[dict[str, Any]], seat: int | None) -> str:
-    if seat is None:
-        return "nobody"
-    p = players[seat] if 0 <= seat < len(players) else {}
-    name = p.get("name") or f"P{seat + 1}"
-    return f"{name} (bot)" if p.get("bot") else str(name)
+    return words.seat_name(words.seat_names(players), seat)
 
 
-def _block(b: Any) -> str:
-    return "(" + ",".join(str(x) for x in b) + ")" if isinstance(b, list) else str(b)
-
-
-def _field(name: str, value: Any, players: list[dict[str, Any]]) -> str:
-    if value is None:
-        return ""
-    if name in SEAT_FIELDS:
-        return seat_name(players, value)
-    if name in SEATS_FIELDS:
-        names = [seat_name(players, s) for s in (value if isinstance(value, list) else [value])]
-        return ", ".join(names) if names else "nobody"
-    if name == "block":
-        return _block(value)
-    if name == "path":
-        return " → ".join(_block(b) for b in value)
-    words = logtext()["values"].get(name)
-    if words is not None:
-        key = str(value).lower() if isinstance(value, bool) else value
-        if isinstance(key, str) and key in words:
-            return str(words[key])
-    if isinstance(value, str) and value in SUSPECTS:
-        return SUSPECTS[value].name
-    if isinstance(value, list):
-        return ", ".join(_field(name, v, players) or str(v) for v in value)
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
-
-
-def key_for(entry: dict[str, Any], seat: int | None, whole: bool = False) -> str | None:
-    entries = logtext()["entries"]
-    kind = entry["kind"]
-    to = entry.get("to")
-    if isinstance(to, list) and not whole and seat not in to and f"{kind}.others" in entries:
-        return f"{kind}.others"
-    if isinstance(entry.get("success"), bool):
-        yn = f"{kind}.{'yes' if entry['success'] else 'no'}"
-        if yn in entries:
-            return yn
-    return kind if kind in entries else None
+def action_words() -> dict[str, str]:
+    """The words of each action (the catalog's ``values.action``)."""
+    return dict(words.catalog().values["action"])
 
 
 def render(
     entry: dict[str, Any], players: list[dict[str, Any]], seat: int | None, whole: bool = False
 ) -> str | None:
     """The line the page shows for ``entry`` (None: not shown), with the private mark;
-    ``whole``: the entry is in its whole form for everyone (the version that ended the game)."""
-    text = logtext()
-    if entry["kind"] in text["hidden"]:
+    ``whole``: the entry is in its whole form for everyone (the version that ended the game).
+    The terminal client's renderer (echoridge_client.logtext) is the oracle: both clients read
+    the same wording and must word an entry alike."""
+    if words.catalog().is_hidden(entry):
         return None
-    key = key_for(entry, seat, whole)
-    if key is None:
-        return None
-    line = re.sub(
-        r"\{([a-z_]+)\}", lambda m: _field(m[1], entry.get(m[1]), players), text["entries"][key]
-    )
-    line = " ".join(line.split())  # as the page shows it (an empty field leaves no blank)
-    to = entry.get("to")
-    if isinstance(to, list) and to and seat in to and not whole:
-        line += " " + text["private_mark"]
-    return line
+    line = words.render(entry, words.seat_names(players), seat, whole=whole)
+    return " ".join(line.split())  # as the page shows it (an empty field leaves no blank)
 
 
 def delta_logs(frames: list[str]) -> dict[int, list[dict[str, Any]]]:

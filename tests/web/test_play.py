@@ -25,7 +25,7 @@ from tests.e2e.conftest import ServerProcess
 from tests.e2e.test_game import frames_before_the_end, leaks
 from tests.web.a11y import assert_accessible
 from tests.web.conftest import SERVER_OPTIONS, base_url
-from tests.web.logwords import logtext, render, results, seat_name, wait_panel
+from tests.web.logwords import action_words, render, results, seat_name, wait_panel
 from tests.web.pilot import ACTIONS, JSON, Person, command_key, play_turn
 
 GAME_SECONDS = 150
@@ -83,7 +83,7 @@ def assert_logs_show(players: list[Person], viewers: list[Person], checked: set[
     """Every viewer's log panel shows, for the version of each command a player sent, that
     version's entries in the shared wording; the sender's shows the command's result: who,
     the action, and for a risk the risk, the die and success or failure."""
-    words = logtext()["values"]["action"]
+    words = action_words()
     for player in players:
         for cmd, result in sent_and_results(player):
             if result["outcome"] != "accepted" or result["version"] in checked:
