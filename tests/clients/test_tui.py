@@ -94,8 +94,8 @@ async def test_play_a_whole_game_from_the_lobby_through_the_menu(server: ServerP
             await until(pilot, lambda: waiting.bots == n, "a bot is added")  # noqa: B023
         await until(pilot, lambda: not waiting.busy and waiting.taken == 4, "four seats taken")
         assert "4/4" in text_of(waiting, "#table-info")
-        await until(pilot, lambda: "greedy bot" in text_of(waiting, "#seat-list"), "bots listed")
-        assert "random bot" in text_of(waiting, "#seat-list")
+        await until(pilot, lambda: "Greedy" in text_of(waiting, "#seat-list"), "bots listed")
+        assert "Random 2 (random bot)" in text_of(waiting, "#seat-list")
         await pilot.click("#start")
 
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")

@@ -53,12 +53,12 @@ async def test_names_in_the_listing_and_the_game(server: ServerProcess) -> None:
         await lobby.start(table, joined.token)
         playing = next(t for t in (await lobby.list_tables()).tables if t.table == table)
         assert playing.status == "playing"  # in progress, listed to be watched
-        assert playing.players == (m.SeatInfo(0, markup), m.SeatInfo(1, "greedy bot", "greedy"))
+        assert playing.players == (m.SeatInfo(0, markup), m.SeatInfo(1, "Greedy 2", "greedy"))
         async with Client.connect(server.url) as seat:
             welcome = await seat.hello(table=table, token=joined.token)
             assert welcome.view is not None
             names = [(p["name"], p["bot"]) for p in welcome.view["players"]]
-            assert names == [(markup, None), ("greedy bot", "greedy")]
+            assert names == [(markup, None), ("Greedy 2", "greedy")]
 
 
 async def test_private_tables_are_listed_only_by_id_and_commitments_match(

@@ -125,7 +125,10 @@ class Lobby:
         """Seat a server-side bot (only a seated player may); the bot's seat.  Its token is not
         kept: the server plays the seat itself (tables/runner.py)."""
         await self.authenticate(table, token)
-        seat, _ = await self.join(table, f"{kind} bot", os.urandom(32), bot=kind)
+        meta = await self.meta(table)
+        # "Greedy 2": the kind and (most likely) the seat it takes; clients mark bots themselves
+        name = f"{kind.capitalize()} {int(meta.get('taken', '0')) + 1}"
+        seat, _ = await self.join(table, name, os.urandom(32), bot=kind)
         return seat
 
     async def authenticate(self, table: str, token: str) -> int:
