@@ -20,6 +20,7 @@ from websockets.typing import Subprotocol
 from echoridge_client.errors import ClientError, Refused
 from echoridge_protocol import codec
 from echoridge_protocol import messages as m
+from echoridge_protocol.errors import DecodeError
 
 TIMEOUT = 10.0
 CLIENT_NAME = "echoridge-client/0.1"
@@ -93,7 +94,12 @@ class Connection:
     async def _read(self) -> None:
         try:
             async for frame in self.ws:
-                message = codec.decode_server(frame, self.subprotocol)
+                try:
+                    message = codec.decode_server(frame, self.subprotocol)
+                except DecodeError as exc:
+                    if exc.code == "protocol/unknown_type":
+                        continue  # a later server's message (SPEC.md §8): ignored
+                    raise
                 rid = getattr(message, "id", None)
                 future = self._waiting.get(rid) if isinstance(rid, str) else None
                 if future is not None and not future.done():

@@ -14,7 +14,8 @@ welcome's log, then every delta's entries appended in order; a fresh welcome (wi
 starts it again, a resumed one keeps it and the missing deltas complete it, so a reconnect
 loses no entry and doubles none.  ``on_log(session, entries, reset)`` is told of every new batch;
 ``entries()`` iterates over the log as it grows.  ``presence``: the latest ``presence`` message
-(who is connected), when the server sends one.
+(who is connected), when the server sends one; ``deadline``: the latest ``deadline`` (when the
+server will answer owed decisions; over once ``version`` has passed its version).
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ class TableSession:
         self.log_resets = 0  # fresh welcomes that started the log again
         self.on_log: Callable[[TableSession, list[dict[str, Any]], bool], None] | None = None
         self.presence: m.Presence | None = None
+        self.deadline: m.Deadline | None = None  # the latest decision clock (SPEC.md §6.5)
         self._log_pending: tuple[list[dict[str, Any]], bool] | None = None
 
     # --- opening, reconnecting, closing -----------------------------------------------------
@@ -211,6 +213,10 @@ class TableSession:
         elif isinstance(message, m.Presence):
             if message.table == self.table:
                 self.presence = message
+                await self._notify()
+        elif isinstance(message, m.Deadline):
+            if message.table == self.table:
+                self.deadline = message
                 await self._notify()
         elif isinstance(message, m.ServerBye) and message.code in FINAL_CLOSES - {1000}:
             self.error = ClientError(f"the server closed the session: {message.reason}")

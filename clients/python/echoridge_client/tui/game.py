@@ -10,6 +10,8 @@ or F1 opens the help screen (how to play, what the board shows).
 
 from __future__ import annotations
 
+import math
+import time
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -74,6 +76,7 @@ class GameScreen(Screen[None]):
         self.session.on_log = self._logged
         self._logged(self.session, list(self.session.log), True)
         self._view_changed(self.session)
+        self.clock_shown = ""
         self.set_interval(0.1, self._tick)
         self.query_one("#menu", OptionList).focus()
 
@@ -106,6 +109,9 @@ class GameScreen(Screen[None]):
         if error is not None and error is not self.alerted:
             self.alerted = error
             self.alarm(error)
+        shown = clock_text(self.session)
+        if shown != self.clock_shown:  # the decision clock ticks
+            self.clock_shown, self.dirty = shown, True
         if not self.dirty:
             return
         self.dirty = False
@@ -140,6 +146,9 @@ class GameScreen(Screen[None]):
         title = f"{prompt(view)}   [version {self.session.version}, {view.get('status')}"
         if presence is not None:
             title += f", {presence.spectators} watching"
+        clock = clock_text(self.session)
+        if clock:
+            title += f", {clock}"
         title += "]   ? help"
         if self.sending:
             title = "Sending..."
@@ -267,3 +276,16 @@ class AlertScreen(ModalScreen[None]):
             ),
             id="alarm",
         )
+
+
+def clock_text(session: TableSession) -> str:
+    """The decision clock (SPEC.md §6.5) while the view is at its version: whom the server will
+    answer for, and in how many seconds; "" when none runs."""
+    d = getattr(session, "deadline", None)
+    view = session.view
+    if d is None or view is None or d.version != session.version or view.get("status") == "over":
+        return ""
+    left = max(0, math.ceil(d.at / 1000 - time.time()))
+    who = names(view, my_seat(view))
+    seats = ", ".join(who[s] if s < len(who) else f"P{s + 1}" for s in d.seats)
+    return f"{seats}: {left} s to answer"
