@@ -141,3 +141,15 @@ def test_the_sdk_never_imports_the_server_package() -> None:
                 top = name.split(".")[0]
                 lazy = path.name == "transcripts.py"  # the optional engine replay (see there)
                 assert top != "echoridge" or lazy, f"{path.name} imports {name}"
+
+
+def test_a_search_token_peek_reads_as_a_result_and_an_empty_look_as_nothing_seen() -> None:
+    whole = {"kind": "token_peeked", "seat": 0, "block": [1, 4], "token": "search",
+             "value": 0, "success": False, "proof": "token/1,4", "to": [0]}  # fmt: skip
+    assert render(whole, NAMES, seat=0) == (
+        "Ada looked at the Search token on (1,4): failure (only you)"
+    )
+    others = {"kind": "token_peeked", "seat": 0, "block": [1, 4], "token": "search", "to": [0]}
+    assert render(others, NAMES, seat=1) == "Ada looked at the Search token on (1,4)"
+    empty = {"kind": "suspect_seen", "seat": 1, "target": 0, "card": None}
+    assert render(empty, NAMES, seat=0) == "Bo (bot) looked at Ada's cards: none left to see"

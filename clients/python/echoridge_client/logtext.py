@@ -4,8 +4,8 @@ fetches the same file at ``/logtext.en.json``).  This module follows the catalog
 rules, and nothing else:
 
 - the template is the first that exists of ``KIND.others`` (the entry has ``to``, the viewer is
-  not in it, and the log is not whole), ``KIND.yes`` / ``KIND.no`` (the entry has a boolean
-  ``success``), ``KIND``;
+  not in it, and the log is not whole), ``KIND.none`` (the entry has a ``card`` that is null),
+  ``KIND.yes`` / ``KIND.no`` (the entry has a boolean ``success``), ``KIND``;
 - ``{field}`` is the entry's field formatted by its name: ``seat``, ``target``, ``resolver``: that
   seat's display name; ``contributors``, ``winners``: display names joined (``nobody``: none);
   ``block``: ``(col,row)``; ``path``: blocks joined by an arrow; a field named in ``values``:
@@ -94,6 +94,8 @@ class Catalog:
         redacted = isinstance(to, list) and not whole and seat not in to
         if redacted and f"{kind}.others" in self.entries:
             return f"{kind}.others"
+        if "card" in entry and entry["card"] is None and f"{kind}.none" in self.entries:
+            return f"{kind}.none"
         success = entry.get("success")
         if isinstance(success, bool):
             yn = f"{kind}.{'yes' if success else 'no'}"

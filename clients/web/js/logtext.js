@@ -71,6 +71,7 @@ export function templateKey(text, entry, seat, whole = false) {
   const kind = String(entry.kind);
   const others = Array.isArray(entry.to) && !whole && !(seat !== null && seat !== undefined && entry.to.includes(seat));
   if (others && Object.hasOwn(entries, `${kind}.others`)) return `${kind}.others`;
+  if (Object.hasOwn(entry, "card") && entry.card === null && Object.hasOwn(entries, `${kind}.none`)) return `${kind}.none`;
   if (typeof entry.success === "boolean") {
     const yn = `${kind}.${entry.success ? "yes" : "no"}`;
     if (Object.hasOwn(entries, yn)) return yn;

@@ -33,7 +33,7 @@ from typing import Any
 from echoridge.rules import events as ev
 from echoridge.rules.commands import ApplyDefault, Command
 from echoridge.rules.data import SUSPECTS
-from echoridge.rules.model import State
+from echoridge.rules.model import ClueKind, State
 from echoridge.rules.proofs import token_label, trait_label
 from echoridge.rules.serial import tag_of, to_plain
 from echoridge.rules.views import Everyone, Seat, Viewer
@@ -132,6 +132,8 @@ def _told(state: State, e: ev.Event) -> Told | None:
             others = {"kind": "token_peeked", "seat": seat, "block": list(block),
                       "token": token.kind.value}  # fmt: skip
             whole = {**others, "value": token.value, "proof": token_label(block)}
+            if token.kind is ClueKind.SEARCH:
+                whole["success"] = token.value == 1  # a Search token's value is a result
             return _private(whole, others, seat)
         case ev.TraitLearned(seat=seat, evidence=evidence):
             others = _plain(e)
