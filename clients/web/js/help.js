@@ -81,7 +81,11 @@ export function openHelp() {
   if (dialog.open) return;
   const back = document.activeElement;
   dialog.addEventListener("close", () => {
-    if (back && back.isConnected && typeof back.focus === "function") back.focus();
+    // Back to where the reader was, unless the focus has already moved on (the close event
+    // comes a moment after the dialog is hidden).
+    const now = document.activeElement;
+    const lost = !now || now === document.body || dialog.contains(now);
+    if (lost && back && back.isConnected && typeof back.focus === "function") back.focus();
   }, { once: true });
   dialog.showModal();
   dialog.querySelector("#help-close").focus();
