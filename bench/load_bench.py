@@ -56,6 +56,7 @@ from websockets.asyncio.server import ServerConnection, broadcast, serve
 from echoridge.serve import GC_THRESHOLDS
 from echoridge.store import scripts
 from echoridge.store.embedded import EmbeddedRedis, free_port
+from echoridge.transcript import replay
 from echoridge_client.loadbots import BotOptions, ok, run_bots, subprotocol_of
 from echoridge_protocol import messages as m
 
@@ -469,6 +470,7 @@ async def bench(args: argparse.Namespace) -> int:
     r = server.redis()
     options = BotOptions(
         url=server.url,
+        replay=replay,
         tables=tables,
         players=args.players,
         spectators=args.spectators,

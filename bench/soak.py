@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from echoridge.store.embedded import free_port, redis_binary
+from echoridge.transcript import replay
 from echoridge_client.botsessions import BotSeat, BotSpectator, Stats
 from echoridge_client.errors import ClientError
 from echoridge_client.lobby import Lobby
@@ -185,7 +186,7 @@ async def play_game(
             await lobby.close()  # (its server may have been killed since: use one that answers)
             lobby = await _lobby(urls, rng)
             transcript = await fetch_transcript(lobby, table)
-            ok, what = verify(transcript)
+            ok, what = verify(transcript, replay)
             acks = [ack for s in seats for ack in s.acks]
             game.acknowledged = len(acks)
             game.lost = len(unacknowledged(transcript, acks))

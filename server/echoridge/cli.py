@@ -225,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
             return play(args.url, args.name)
         return watch(args.url, args.table)
     if args.command == "bots":
+        from echoridge.transcript import replay
         from echoridge_client.loadbots import BotOptions
         from echoridge_client.loadbots import main as bots_main
 
@@ -242,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
                 ramp=args.ramp,
                 timeout=args.timeout,
                 seed=args.seed,
+                replay=replay,
             )
         )
     return 2

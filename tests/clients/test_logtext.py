@@ -137,10 +137,8 @@ def test_the_sdk_never_imports_the_server_package() -> None:
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 names = [node.module]
-            for name in names:
-                top = name.split(".")[0]
-                lazy = path.name == "transcripts.py"  # the optional engine replay (see there)
-                assert top != "echoridge" or lazy, f"{path.name} imports {name}"
+            for name in names:  # not even inside a function
+                assert name.split(".")[0] != "echoridge", f"{path.name} imports {name}"
 
 
 def test_a_search_token_peek_reads_as_a_result_and_an_empty_look_as_nothing_seen() -> None:

@@ -17,9 +17,9 @@ from echoridge_client.transcripts import fetch_transcript, unacknowledged, verif
 CHECKERS = 8  # connections downloading and verifying transcripts
 
 
-def check(run: TableRun, transcript: dict[str, Any]) -> str | None:
+def check(run: TableRun, transcript: dict[str, Any], options: BotOptions) -> str | None:
     """Why the transcript does not verify, or None."""
-    ok, what = verify(transcript)
+    ok, what = verify(transcript, options.replay)
     if not ok:
         return what
     if transcript.get("server_seed_commit") != run.commit:
@@ -51,7 +51,7 @@ async def check_tables(runs: Sequence[TableRun], options: BotOptions) -> None:
                     if lobby is None:
                         lobby = await Lobby.connect(options.url, subprotocol_of(options, 0, 0))
                     transcript = await fetch_transcript(lobby, run.table, pacer)
-                    problem = check(run, transcript)
+                    problem = check(run, transcript, options)
                 except (ClientError, TimeoutError, OSError) as exc:
                     problem = f"cannot download the transcript: {exc or type(exc).__name__}"
                     if lobby is not None:

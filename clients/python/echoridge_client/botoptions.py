@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from echoridge_client.botsessions import Ack
 from echoridge_client.policies import GreedyPolicy, RandomPolicy
@@ -32,6 +34,9 @@ class BotOptions:
     timeout: float = 600.0  # seconds per table, from its creation to the end of its game
     seed: int | None = None  # fixes client seeds and policies (default: random)
     verify: bool = True
+    # The transcripts' check: an engine replay (the server's tools give echoridge.transcript's
+    # ``replay``); None: the protocol checks (echoridge_protocol.verify), with the SDK alone.
+    replay: Callable[[dict[str, Any]], Any] | None = None
 
     def check(self) -> None:
         if self.tables < 0:

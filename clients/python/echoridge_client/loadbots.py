@@ -50,7 +50,6 @@ from echoridge_client.lobby import Lobby
 from echoridge_client.session import TableSession
 from echoridge_client.transcripts import (
     download_transcripts,
-    has_engine,
 )
 
 __all__ = [
@@ -256,7 +255,7 @@ async def run_tables(
         "think": options.think,
         "ramp": options.ramp,
         "concurrency": options.concurrency or options.tables,
-        "verify": "replay" if has_engine() else "protocol",
+        "verify": "replay" if options.replay is not None else "protocol",
     }
     if options.bot == "greedy":
         report["greedy_fallbacks"] = stats.fallbacks

@@ -1,8 +1,9 @@
 """Finished games' transcripts for the bots and ``echo-ridge verify URL TABLE``: downloading
 them, verifying them, and checking that every command the server acknowledged is in them.
 
-Verification is the engine replay (``echoridge.transcript.replay``, imported lazily) when the
-server package is installed, else the protocol checks (``echoridge_protocol.verify``).
+Verification is the protocol checks (``echoridge_protocol.verify``), or a replay the caller
+gives: the server's tools pass the engine's (``echoridge.transcript.replay``).  The SDK itself
+never imports the server package.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from echoridge_client.botsessions import Ack, Pacer
 from echoridge_client.errors import ClientError, Refused
 from echoridge_client.lobby import Lobby
 from echoridge_protocol import messages as m
+from echoridge_protocol.verify import verify_transcript
 
 NOT_FINISHED_WAIT = 10.0  # seconds to wait for a finished table to be marked over
 
@@ -38,30 +40,16 @@ async def fetch_transcript(
         await asyncio.sleep(0.1)
 
 
-def verify(transcript: dict[str, Any]) -> tuple[bool, str]:
-    """The engine replay when the server package is installed, else the protocol checks.
-    ``(ok, what)``: what was counted, or what failed."""
-    check: Callable[[dict[str, Any]], Any]
-    try:
-        from echoridge.transcript import replay
+Replay = Callable[[dict[str, Any]], Any]  # a transcript -> a report (ok, counts, code, problem)
 
-        check = replay
-    except ImportError:
-        from echoridge_protocol.verify import verify_transcript
 
-        check = verify_transcript
-    report = check(transcript)
+def verify(transcript: dict[str, Any], replay: Replay | None = None) -> tuple[bool, str]:
+    """``replay`` (an engine replay) if given, else the protocol checks.  ``(ok, what)``: what
+    was counted, or what failed."""
+    report = (replay or verify_transcript)(transcript)
     if report.ok:
         return True, ", ".join(f"{v} {k}" for k, v in report.counts.items())
     return False, f"[{report.code}] {report.problem}"
-
-
-def has_engine() -> bool:
-    try:
-        import echoridge.transcript  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def unacknowledged(transcript: dict[str, Any], acks: Sequence[Ack]) -> list[Ack]:
