@@ -16,12 +16,12 @@ import time
 from typing import TYPE_CHECKING
 
 from echoridge.store import StoreError
+from echoridge.tables.viewers import Encoded
 from echoridge.tasks import cancel_and_wait
-from echoridge_protocol import codec
 from echoridge_protocol import messages as m
 
 if TYPE_CHECKING:
-    from echoridge.tables.viewers import Frame, Group, Sink
+    from echoridge.tables.viewers import Group, Sink
 
 RENEW_SECONDS = 2.0
 SETTLE_SECONDS = 0.05
@@ -38,8 +38,7 @@ class TablePresence:
         self.since: dict[int, int] = {}  # seat -> connected here since (ms)
         self.gone: dict[int, int] = {}  # seats whose last session here closed -> when
         self.spectators = 0
-        self.current: m.Presence | None = None
-        self.frames: dict[str, Frame] = {}
+        self.current: Encoded | None = None  # the presence last sent
         self.groups: dict[int, Group] = {}
         self._dirty = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -66,18 +65,11 @@ class TablePresence:
     def greet(self, sink: Sink) -> None:
         """A new session gets the presence known now (after its welcome)."""
         if self.current is not None:
-            sink.deliver(self._frame(sink.subprotocol))
+            sink.deliver(self.current(sink.subprotocol))
 
     async def close(self) -> None:
         if self._task is not None:
             await cancel_and_wait(self._task)
-
-    def _frame(self, subprotocol: str) -> Frame:
-        frame = self.frames.get(subprotocol)
-        if frame is None:
-            assert self.current is not None
-            frame = self.frames[subprotocol] = codec.encode(self.current, subprotocol)
-        return frame
 
     async def _run(self) -> None:
         while True:
@@ -102,10 +94,8 @@ class TablePresence:
                 ),
                 spectators=seen.spectators,
             )
-            if message != self.current:
-                self.current, self.frames = message, {}
-                for group in self.groups.values():
-                    for sink in list(group.sinks):
-                        sink.deliver(self._frame(sink.subprotocol))
+            if self.current is None or message != self.current.message:
+                self.current = Encoded(message)
+                self.current.send(s for group in self.groups.values() for s in group.sinks)
             if not self.since and not self.spectators and not self._dirty.is_set():
                 return  # nobody here any more: the entry is gone from the store

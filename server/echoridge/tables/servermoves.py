@@ -17,11 +17,12 @@ from echoridge.rules import RuleViolation, State, Status, decide
 from echoridge.rules.serial import load
 from echoridge.store import StoreError
 from echoridge.tables.errors import TableError
-from echoridge.tables.viewers import Group, viewer_view
-from echoridge_protocol import codec
+from echoridge.tables.viewers import Encoded, Sink, viewer_view
 from echoridge_protocol import messages as m
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from echoridge.rules import ViewCache
     from echoridge.rules.commands import Command
     from echoridge.rules.events import Event
@@ -40,11 +41,12 @@ class ServerMoves:
     meta: dict[str, str]
     bots: dict[int, str]
     views: ViewCache
-    groups: dict[int, Group]
     deadline: m.Deadline | None  # the running decision clock, as sent
     _timer: asyncio.TimerHandle | None
 
     if TYPE_CHECKING:
+
+        def _sinks(self) -> Iterator[Sink]: ...
 
         @property
         def version(self) -> int: ...
@@ -136,13 +138,7 @@ class ServerMoves:
         self._timer = loop.call_later(seconds, lambda: loop.create_task(self._time_out(version)))
         at = int((time.time() + seconds) * 1000)
         self.deadline = m.Deadline(self.table, version, tuple(self._waiting_on()), at)
-        frames: dict[str, bytes | str] = {}
-        for group in self.groups.values():
-            for sink in list(group.sinks):
-                frame = frames.get(sink.subprotocol)
-                if frame is None:
-                    frame = frames[sink.subprotocol] = codec.encode(self.deadline, sink.subprotocol)
-                sink.deliver(frame)
+        Encoded(self.deadline).send(self._sinks())
 
     async def _time_out(self, version: int, attempt: int = 0) -> None:
         for seat in self._waiting_on():

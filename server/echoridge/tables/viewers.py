@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -46,6 +46,27 @@ class Sink(Protocol):
     def deliver(self, frame: Frame) -> None: ...
 
     def close(self, code: int, reason: str, *, drop: bool = False) -> None: ...
+
+
+class Encoded:
+    """One message for many sessions: encoded at most once per subprotocol, the same frame
+    object queued for each (``send`` never awaits)."""
+
+    __slots__ = ("frames", "message")
+
+    def __init__(self, message: m.ServerMessage) -> None:
+        self.message = message
+        self.frames: dict[str, Frame] = {}
+
+    def __call__(self, subprotocol: str) -> Frame:
+        frame = self.frames.get(subprotocol)
+        if frame is None:
+            frame = self.frames[subprotocol] = codec.encode(self.message, subprotocol)
+        return frame
+
+    def send(self, sinks: Iterable[Sink]) -> None:
+        for sink in list(sinks):
+            sink.deliver(self(sink.subprotocol))
 
 
 @dataclass
@@ -98,6 +119,11 @@ class Viewers:
 
         @property
         def version(self) -> int: ...
+
+    def _sinks(self) -> Iterator[Sink]:
+        """Every session of the table on this node."""
+        for group in self.groups.values():
+            yield from group.sinks
 
     def _close_all(self, code: int, reason: str) -> None:
         for group in self.groups.values():
@@ -165,12 +191,7 @@ class Viewers:
             ops=diff(group.view, new),
             log=self._entries(key, version, state),
         )
-        frames: dict[str, Frame] = {}
-        for sink in list(group.sinks):
-            frame = frames.get(sink.subprotocol)
-            if frame is None:
-                frame = frames[sink.subprotocol] = codec.encode(delta, sink.subprotocol)
-            sink.deliver(frame)
+        Encoded(delta).send(group.sinks)
         group.view, group.version = new, version
 
     async def attach(
