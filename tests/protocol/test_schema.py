@@ -18,12 +18,12 @@ from typing import Any
 import jsonschema
 import pytest
 
-from echoridge.rules import SPECTATOR, Seat, State, Status, ViewCache, view
+from echoridge.rules import SPECTATOR, State, Status, ViewCache, view
 from echoridge.rules import events as ev
 from echoridge.rules.log import entries_for, told
 from echoridge.rules.model import ClueKind
 from echoridge.simulate import play_random, table_seeds
-from echoridge.tables.viewers import SPECTATORS, log_viewer
+from echoridge.tables.viewers import SPECTATORS, log_viewer, viewer_view
 from echoridge.transcript import Recorder
 from echoridge_protocol import codec, diff
 from echoridge_protocol import messages as m
@@ -132,31 +132,13 @@ def game_frames(players: int, game: int) -> Iterator[dict[str, Any]]:
     recorder = Recorder(table, seeds.server_seed, seeds.client_seeds)
     said = []
     for k in keys:
-        yield _frame(
-            m.Welcome(
-                m.PROTOCOL,
-                "echo-ridge/test",
-                m.FEATURES,
-                _LIMITS,
-                "spectator" if k == SPECTATORS else "seat",
-                False,
-                table,
-                None if k == SPECTATORS else k,
-                1,
-                0,
-                views[k],
-            )
-        )
+        yield _frame(_welcome(table, k, 0, views[k], None))
     game = play_random(players, seeds.game_seed, table)
     for version, (command, events, after) in enumerate(game, start=1):
         recorder.record(None, command, events, after)
         said.append(told(after, command, events))
         for k in keys:
-            new = (
-                view(after, SPECTATOR, caches[k])
-                if k == SPECTATORS or after.status is Status.NEW
-                else view(after, Seat(k), caches[k])
-            )
+            new = viewer_view(after, k, caches[k])
             log = tuple(entries_for(said[-1], log_viewer(after, k))) or None
             logs[k].extend(log or ())
             yield _frame(m.Delta(table, 1, version, diff(views[k], new), log))
@@ -167,28 +149,25 @@ def game_frames(players: int, game: int) -> Iterator[dict[str, Any]]:
                     if after.status is Status.OVER
                     else logs[k]
                 )
-                yield _frame(
-                    m.Welcome(
-                        m.PROTOCOL,
-                        "echo-ridge/test",
-                        m.FEATURES,
-                        _LIMITS,
-                        "spectator" if k == SPECTATORS else "seat",
-                        False,
-                        table,
-                        None if k == SPECTATORS else k,
-                        1,
-                        version,
-                        new,
-                        tuple(whole) or None,
-                    )
-                )
+                yield _frame(_welcome(table, k, version, new, tuple(whole) or None))
         state = after
     assert state.status is Status.OVER
     yield _frame(m.Transcript("r1", table, recorder.transcript(state)))
 
 
 _LIMITS = m.Limits(65536, 10, 10, 60)
+
+
+def _welcome(
+    table: str, k: int, version: int, view_: dict[str, Any], log: tuple[Any, ...] | None
+) -> m.Welcome:
+    """A seat's (or with ``SPECTATORS`` a spectator's) welcome at ``version``."""
+    seat = None if k == SPECTATORS else k
+    session: m.SessionKind = "spectator" if seat is None else "seat"
+    return m.Welcome(
+        m.PROTOCOL, "echo-ridge/test", m.FEATURES, _LIMITS, session, False,
+        table, seat, 1, version, view_, log,
+    )  # fmt: skip
 
 
 def _frame(message: m.Message) -> dict[str, Any]:
