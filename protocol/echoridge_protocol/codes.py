@@ -48,6 +48,16 @@ RULE_CODES: Final[dict[str, str]] = {
     "rules/night_shift_unavailable": "Night Shift cannot be declared for this action.",
     "rules/not_an_option": "That is not one of the choices.",
     "rules/unknown_suspect": "There is no such suspect.",
+    "rules/bad_clock": "A clock is (turn seconds, bank seconds, strikes).",
+    "rules/no_clock": "This table has no turn clock.",
+    "rules/no_time_bank": "Your time bank is empty.",
+    "rules/already_extended": "This turn already has more time.",
+    "rules/turn_timed_out": "That turn has timed out: the server plays the rest of it.",
+    "rules/bot_seat": "The server plays that seat with a bot.",
+    "rules/already_handed_over": "The server plays that seat now.",
+    "rules/not_handed_over": "You play that seat yourself.",
+    "rules/bad_vote": "Vote for another player's seat.",
+    "rules/already_voted": "You have voted for that already.",
 }
 
 # Protocol errors: a frame, message or delta that cannot be accepted.

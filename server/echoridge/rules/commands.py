@@ -20,11 +20,13 @@ from echoridge.rules.serial import tagged
 class StartGame:
     """Sent by the server at the start.  ``names``: each seat's display name as given at join;
     ``bots``: for each seat the kind of bot the server plays it with, ``""`` for a person (both
-    empty in games recorded before names existed)."""
+    empty in games recorded before names existed); ``clock``: the table's turn clock as the
+    rules need it, ``(turn seconds, bank seconds, strikes)`` or ``()`` for none (seats.py)."""
 
     players: int
     names: tuple[str, ...] = ()
     bots: tuple[str, ...] = ()
+    clock: tuple[int, ...] = ()
 
 
 @tagged("apply_default")
@@ -33,6 +35,63 @@ class ApplyDefault:
     """Sent by the server when a seat's decision times out: the §4.5.6 default answer."""
 
     seat: int
+
+
+@tagged("time_out")
+@dataclass(frozen=True, slots=True)
+class TimeOut:
+    """Sent by the server when the active seat's turn clock runs out: the server's bot plays
+    the rest of that turn (a turn has no rules default)."""
+
+    seat: int
+
+
+@tagged("hand_over")
+@dataclass(frozen=True, slots=True)
+class HandOver:
+    """Sent by the server: it plays ``seat`` until its player takes it back; ``reason``:
+    ``away`` (the seat's player was away longer than the table's grace period)."""
+
+    seat: int
+    reason: str = "away"
+
+
+# --- seats and clocks: any seat while the game is on (seats.py) ------------------------------
+
+
+@tagged("extend_time")
+@dataclass(frozen=True, slots=True)
+class ExtendTime:
+    """"I need more time": once per turn the active seat moves time from its bank to the turn."""
+
+    seat: int
+
+
+@tagged("play_for_me")
+@dataclass(frozen=True, slots=True)
+class PlayForMe:
+    """The seat's player asks the server to play the seat until they take it back."""
+
+    seat: int
+
+
+@tagged("take_back")
+@dataclass(frozen=True, slots=True)
+class TakeBack:
+    """A seat the server plays goes back to its player (sent by the player, or by the server
+    when the player reconnects)."""
+
+    seat: int
+
+
+@tagged("vote_handover")
+@dataclass(frozen=True, slots=True)
+class VoteHandover:
+    """``seat`` votes to hand ``target`` to the server early (its player is away); once every
+    other seat a person plays has voted this turn, the server plays it."""
+
+    seat: int
+    target: int
 
 
 # --- the turn ---------------------------------------------------------------------------------
@@ -212,4 +271,6 @@ Answer = (
     GainSuspect | Interrogate | PickSlot | DiscardForce | TakeFromPool | LearnTrait | PeekToken
     | RestCase | Accuse
 )
-Command = StartGame | ApplyDefault | TurnCommand | Answer
+SeatCommand = ExtendTime | PlayForMe | TakeBack | VoteHandover
+ServerCommand = StartGame | ApplyDefault | TimeOut | HandOver
+Command = ServerCommand | SeatCommand | TurnCommand | Answer

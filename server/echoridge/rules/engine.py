@@ -25,6 +25,7 @@ from echoridge.rules.errors import RuleViolation
 from echoridge.rules.events import Continued, Event
 from echoridge.rules.model import Phase, State, Status
 from echoridge.rules.rng import Rng
+from echoridge.rules.seats import check_seat_command
 from echoridge.rules.serial import conforms
 from echoridge.rules.setup import check_start, exec_start
 
@@ -34,11 +35,16 @@ Execute = Callable[[Ctx], None]
 def check(state: State, command: c.Command) -> Execute:
     """Raise RuleViolation unless the command is legal now; return how to carry it out."""
     match command:
-        case c.StartGame(players=players, names=names, bots=bots):
-            check_start(state, players, names, bots)
-            return partial(exec_start, players=players, names=names, bots=bots)
+        case c.StartGame(players=players, names=names, bots=bots, clock=clock):
+            check_start(state, players, names, bots, clock)
+            return partial(exec_start, players=players, names=names, bots=bots, clock=clock)
         case c.ApplyDefault(seat=seat):
             return _check_default(state, seat)
+        case (
+            c.TimeOut() | c.HandOver() | c.ExtendTime() | c.PlayForMe() | c.TakeBack()
+            | c.VoteHandover()
+        ):
+            return check_seat_command(state, command)
         case c.Drive():
             return partial(exec_drive, cmd=command, hours=check_drive(state, command))
         case c.PlayForce():

@@ -12,6 +12,11 @@ from echoridge.rules.board import Block
 from echoridge.rules.data import Color, Evidence
 from echoridge.rules.decisions import Decision
 from echoridge.rules.model import ClueKind, ClueToken, Phase
+from echoridge.rules.seat_events import HandoverVoted as HandoverVoted
+from echoridge.rules.seat_events import SeatHandedOver as SeatHandedOver
+from echoridge.rules.seat_events import SeatTakenBack as SeatTakenBack
+from echoridge.rules.seat_events import TimeExtended as TimeExtended
+from echoridge.rules.seat_events import TurnTimedOut as TurnTimedOut
 from echoridge.rules.serial import tagged
 from echoridge.rules.tasks import Task
 
@@ -40,6 +45,7 @@ class GameStarted:
     salts: tuple[tuple[str, bytes], ...] = ()
     names: tuple[str, ...] = ()  # per seat, as in StartGame
     bots: tuple[str, ...] = ()
+    clock: tuple[int, ...] = ()  # as in StartGame
 
 
 @tagged("continued")
@@ -474,4 +480,5 @@ Event = (
     | ForceDiscarded | PoolRevealed | PoolCardTaken | PoolDiscarded | EventDeckShuffled
     | EventReplaced | EventPlaced | EventTokenPlaced | CardMobsterAdded | EventTokenRemoved
     | EventResolved | EventExpired | EventDiscarded | AccusationOpened | Accused | GameEnded
+    | TurnTimedOut | SeatHandedOver | SeatTakenBack | TimeExtended | HandoverVoted
 )

@@ -91,7 +91,8 @@ def evolve(state: State, event: ev.Event) -> State:
             return _started(state, event)
         case ev.TurnBegan(seat=seat, number=number, night=night):
             start = state.players[seat].space
-            return state.but(turn=Turn(seat, number, start, night), turns=number)
+            s = _turn_ended(state)
+            return s.but(turn=Turn(seat, number, start, night), turns=number, votes=())
         case ev.PhaseEntered(phase=phase):
             assert state.turn is not None
             return state.but(turn=state.turn.but(phase=phase))
@@ -268,10 +269,36 @@ def evolve(state: State, event: ev.Event) -> State:
         case ev.Accused(seat=seat, suspect=suspect):
             p = state.players[seat].but(accused=True, accusation=suspect)
             return _set_player(state, p)
+        case ev.TurnTimedOut(seat=seat):
+            assert state.turn is not None
+            p = state.players[seat]
+            s = _set_player(state, p.but(strikes=p.strikes + 1))
+            return s.but(turn=state.turn.but(timed_out=True))
+        case ev.SeatHandedOver(seat=seat, reason=reason):
+            s = _set_player(state, state.players[seat].but(auto=reason))
+            return s.but(votes=tuple(v for v in state.votes if seat not in v))
+        case ev.SeatTakenBack(seat=seat):
+            s = _set_player(state, state.players[seat].but(auto="", strikes=0))
+            return s.but(votes=tuple(v for v in state.votes if v[1] != seat))
+        case ev.TimeExtended(seat=seat, seconds=seconds):
+            assert state.turn is not None
+            p = state.players[seat]
+            s = _set_player(state, p.but(bank=p.bank - seconds))
+            return s.but(turn=state.turn.but(extended=state.turn.extended + seconds))
+        case ev.HandoverVoted(seat=seat, target=target):
+            return state.but(votes=(*state.votes, (seat, target)))
         case ev.GameEnded(winners=winners):
             return state.but(status=Status.OVER, winners=winners)
         case _:
             assert_never(event)
+
+
+def _turn_ended(state: State) -> State:
+    """A turn its player ended themself clears their timed-out strikes."""
+    turn = state.turn
+    if turn is None or turn.timed_out or not state.players[turn.seat].strikes:
+        return state
+    return _set_player(state, state.players[turn.seat].but(strikes=0))
 
 
 def _started(state: State, e: ev.GameStarted) -> State:
@@ -284,6 +311,7 @@ def _started(state: State, e: ev.GameStarted) -> State:
             ),
             name=e.names[i] if e.names else "",
             bot=e.bots[i] if e.bots else "",
+            bank=e.clock[1] if e.clock else 0,
         )
         for i, ability in enumerate(e.abilities)
     )
@@ -305,6 +333,7 @@ def _started(state: State, e: ev.GameStarted) -> State:
         event_deck=e.event_deck,
         force_deck=e.force_deck,
         order=e.order,
+        clock=e.clock,
     )
 
 

@@ -51,6 +51,23 @@ def legal_actions(state: State, seat: int) -> tuple[c.Command, ...]:
     return tuple(out)
 
 
+def seat_controls(state: State, seat: int) -> tuple[c.Command, ...]:
+    """The seat commands (seats.py) a seat may send now: "more time", "play for me", taking
+    the seat back, and handover votes.  Apart from ``legal``: they are not moves of the game."""
+    if state.status in (Status.NEW, Status.OVER) or not 0 <= seat < len(state.players):
+        return ()
+    candidates: list[c.Command] = [c.ExtendTime(seat), c.PlayForMe(seat), c.TakeBack(seat)]
+    candidates += [c.VoteHandover(seat, t) for t in range(len(state.players)) if t != seat]
+    out = []
+    for cmd in candidates:
+        try:
+            check(state, cmd)
+        except RuleViolation:
+            continue
+        out.append(cmd)
+    return tuple(out)
+
+
 def _candidates(state: State, seat: int) -> list[c.Command]:
     for d in state.pending:
         if d.seat == seat:

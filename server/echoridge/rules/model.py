@@ -109,6 +109,9 @@ class Player:
     accusation: str | None = None
     name: str = ""  # display name, as given at join
     bot: str = ""  # the kind of bot the server plays this seat with; "" for a person
+    auto: str = ""  # why the server plays this person's seat now ("" : it does not); seats.py
+    bank: int = 0  # seconds left in this seat's time bank
+    strikes: int = 0  # turns in a row that timed out
 
     def but(self, **changes: Any) -> Self:
         """A copy with these fields changed (made fast by @fast_replace)."""
@@ -135,6 +138,8 @@ class Turn:
     risk_bonus: int = 0  # Telephoto waiting for the next risk action
     skip_roll: bool = False  # Checkpoint
     landed: int | None = None  # where this turn's advance put the tracker (Timed deadlines)
+    timed_out: bool = False  # the turn clock ran out: the server plays the rest of the turn
+    extended: int = 0  # seconds moved from the bank to this turn
 
     @property
     def hours(self) -> int:
@@ -181,6 +186,8 @@ class State:
     dealt: tuple[tuple[str, str, bytes], ...] = ()  # (look/K/S, card, salt) of every slot: secret
     agenda: tuple[Task, ...] = ()  # tasks still to run, next first
     pending: tuple[Decision, ...] = ()  # decisions owed now
+    clock: tuple[int, ...] = ()  # (turn seconds, bank seconds, strikes); () for no turn clock
+    votes: tuple[tuple[int, int], ...] = ()  # (voter, target) handover votes of this turn
 
     def but(self, **changes: Any) -> Self:
         """A copy with these fields changed (made fast by @fast_replace)."""

@@ -25,13 +25,18 @@ from echoridge.rules.errors import RuleViolation
 from echoridge.rules.events import GameStarted
 from echoridge.rules.model import ClueKind, ClueToken, State, Status
 from echoridge.rules.proofs import setup_items
+from echoridge.rules.seats import check_clock
 from echoridge_protocol.fairness import commit
 
 MAX_NAME = 32  # characters of a display name (the lobby refuses longer ones)
 
 
 def check_start(
-    state: State, players: int, names: tuple[str, ...] = (), bots: tuple[str, ...] = ()
+    state: State,
+    players: int,
+    names: tuple[str, ...] = (),
+    bots: tuple[str, ...] = (),
+    clock: tuple[int, ...] = (),
 ) -> None:
     if state.status is not Status.NEW:
         raise RuleViolation("rules/game_already_started", "The game has already started.")
@@ -50,10 +55,15 @@ def check_start(
             or not all(isinstance(x, str) and len(x) <= MAX_NAME for x in given)
         ):
             raise RuleViolation("rules/bad_names", "One display name and one bot kind per seat.")
+    check_clock(clock)
 
 
 def exec_start(
-    ctx: Ctx, players: int, names: tuple[str, ...] = (), bots: tuple[str, ...] = ()
+    ctx: Ctx,
+    players: int,
+    names: tuple[str, ...] = (),
+    bots: tuple[str, ...] = (),
+    clock: tuple[int, ...] = (),
 ) -> None:
     layout = list(ctx.shuffle(BLOCK_NAMES))  # R1
     layout.insert(index(HQ), HQ_NAME)
@@ -94,6 +104,7 @@ def exec_start(
             salts=salts,
             names=names,
             bots=bots,
+            clock=clock,
         )
     )
     ctx.push(t.PlaceMobsters(STARTING_MOBSTERS), t.NextTurn())

@@ -17,7 +17,7 @@ from echoridge.rules.commands import Command
 from echoridge.rules.data import CLUES_NEEDED, COLORS, EVENT_LINES, EVIDENCE_ORDER, HQ, SUSPECTS
 from echoridge.rules.decisions import ChooseDiscard, ChooseSlot, Decision
 from echoridge.rules.errors import RulesError
-from echoridge.rules.legal import legal_actions
+from echoridge.rules.legal import legal_actions, seat_controls
 from echoridge.rules.model import ClueKind, ClueToken, Place, State, Status
 from echoridge.rules.proofs import (
     deck_label,
@@ -231,6 +231,8 @@ def _turn(state: State) -> dict[str, Any] | None:
         "actions": list(turn.actions),
         "action_hours": turn.action_hours,
         "played": list(turn.played),
+        "timed_out": turn.timed_out,
+        "extended": turn.extended,
     }
 
 
@@ -332,6 +334,10 @@ def _player(state: State, seat: int) -> dict[str, Any]:
         "force": len(p.force),
         "night_shift_left": p.time_waivers,
         "accused": p.accused,
+        "auto": p.auto or None,
+        "bank": p.bank,
+        "strikes": p.strikes,
+        "votes": [voter for voter, target in state.votes if target == seat],
     }
 
 
@@ -377,6 +383,7 @@ def _you(state: State, seat: int, cache: ViewCache) -> dict[str, Any]:
         "legal": cache.intern(
             ("legal", seat), cache.legal(seat, legal_actions(state, seat))
         ),
+        "controls": [to_plain(cmd) for cmd in seat_controls(state, seat)],
     }
 
 
