@@ -1,0 +1,66 @@
+"""The chat store on a real Redis: lines numbered 1, 2, 3 per channel in one round trip, capped
+streams with the table's hash tag, outside the game log, and a follower on another Storage
+that hands every new line on in order."""
+
+from __future__ import annotations
+
+import asyncio
+
+from echoridge.store import Storage
+from echoridge.store.chat import MAXLEN, StoredLine, key
+from tests.conftest import RedisServer
+
+
+async def add(storage: Storage, table: str, channel: str, text: str) -> StoredLine:
+    return await storage.chat.add(
+        table, channel, sender="seat:0", name="Ana", text=text, version=3, at=1, seat=0
+    )
+
+
+async def test_lines_are_numbered_per_channel_and_kept_in_their_own_streams(
+    storage: Storage, table_id: str
+) -> None:
+    assert key(table_id, "table") == f"er:{{{table_id}}}:chat:table"
+    firsts = [await add(storage, table_id, "table", f"t{i}") for i in range(3)]
+    other = await add(storage, table_id, "spectators", "s0")
+    assert [line.seq for line in firsts] == [1, 2, 3] and other.seq == 1
+    recent = await storage.chat.recent(table_id)
+    assert [line.text for line in recent["table"]] == ["t0", "t1", "t2"]
+    assert recent["table"][0] == firsts[0]
+    assert [line.text for line in recent["spectators"]] == ["s0"]
+    assert not await storage.redis.exists(f"er:{{{table_id}}}:log")  # not in the game log
+
+
+async def test_a_stream_is_capped_and_numbering_goes_on(storage: Storage, table_id: str) -> None:
+    for i in range(MAXLEN + 150):
+        await add(storage, table_id, "table", f"l{i}")
+    kept = (await storage.chat.recent(table_id))["table"]
+    assert MAXLEN <= len(kept) < MAXLEN + 150
+    assert kept[-1].seq == MAXLEN + 150 and kept[-1].text == f"l{MAXLEN + 149}"
+
+
+async def test_another_storage_follows_new_lines_in_order(
+    redis_server: RedisServer, storage: Storage, table_id: str
+) -> None:
+    await add(storage, table_id, "table", "before")
+    other = await Storage.open(redis_server.url)
+    got: list[StoredLine] = []
+    arrived = asyncio.Event()
+
+    def take(lines: list[StoredLine]) -> None:
+        got.extend(lines)
+        if len(got) >= 3:
+            arrived.set()
+
+    try:
+        handle = other.chat_follower.follow(table_id, {"table": 1}, take)
+        for text in ("a", "b"):
+            await add(storage, table_id, "table", text)
+        await add(storage, table_id, "spectators", "c")
+        await asyncio.wait_for(arrived.wait(), 10)
+        assert sorted((line.channel, line.seq, line.text) for line in got) == [
+            ("spectators", 1, "c"), ("table", 2, "a"), ("table", 3, "b"),
+        ]
+        other.chat_follower.unfollow(table_id, handle)
+    finally:
+        await other.close()
