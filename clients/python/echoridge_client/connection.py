@@ -140,6 +140,7 @@ def hello(
     token: str | None = None,
     spectate: bool | None = None,
     resume: m.Resume | None = None,
+    name: str | None = None,
 ) -> m.Hello:
     return m.Hello(
         protocol=m.PROTOCOL,
@@ -148,4 +149,5 @@ def hello(
         token=token,
         spectate=spectate,
         resume=resume,
+        name=name,
     )
