@@ -147,6 +147,8 @@ export class TableSession extends EventTarget {
     } else if (message.type === "deadline") {
       this.deadline = message; // SPEC.md §6.5: over once the view passes its version
       this.emit("deadline", message);
+    } else if (message.type === "chat") {
+      this.emit("chat", message); // SPEC.md §6.7: the chat panel's (chat.js)
     } else if (message.type === "result" || message.type === "error") {
       const flight = this.inFlight;
       if (flight && message.id === flight.message.id) {

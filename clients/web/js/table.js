@@ -4,6 +4,7 @@
 // result, the reveal and the transcript check), and the panels, board and controls modules.
 
 import { renderBoard } from "./board.js";
+import { ChatPanel } from "./chat.js";
 import { mySeat, who } from "./describe.js";
 import { h, replace, announce, copyText } from "./dom.js";
 import { EndOfGame } from "./endgame.js";
@@ -65,6 +66,7 @@ export class TablePage {
     this.room = new WaitingRoom(this);
     this.end = new EndOfGame(this);
     this.logPanel = new LogPanel(session);
+    this.chatPanel = new ChatPanel(session, { table: this.table, spectate: this.spectate });
     this.buildLayout();
     session.start();
     this.every(5000, () => this.pollSpectators());
@@ -139,7 +141,8 @@ export class TablePage {
           h("section", { class: "panel action-panel", "aria-labelledby": "prompt" }, e.prompt, e.clock, e.notice, e.controls),
           this.spectate ? null : h("section", { class: "panel case-panel" }, h("h2", {}, "Your case file"), e.caseFile),
           h("section", { class: "panel events-panel" }, h("h2", {}, "Event slots"), e.events),
-          h("section", { class: "panel evidence-panel" }, h("h2", {}, "Evidence"), e.evidence))),
+          h("section", { class: "panel evidence-panel" }, h("h2", {}, "Evidence"), e.evidence),
+          this.chatPanel.el)),
       h("p", { class: "legend small" }, "Mobsters: ", h("span", { class: "mob-chip mobster-red" }, "R"), " red (striped) ",
         h("span", { class: "mob-chip mobster-blue" }, "B"), " blue (dotted) ",
         h("span", { class: "mob-chip mobster-gray" }, "G"), " gray (grid) · tokens: S Search, K Stakeout (? face down), I Informant, W Witness, ◆ event token of slot n, P1–P4 cars"),

@@ -39,6 +39,8 @@ CSS = """
 #menu { height: 35%; border: round $accent; }
 #you-box { height: 35%; border: round $primary; }
 #log { height: 1fr; border: round $secondary; }
+#chat { height: 12; }
+#chat-log { height: 1fr; border: round $secondary; }
 #result-box { align: center middle; }
 #result { width: 80; height: auto; border: double $error; padding: 1 2; }
 #result-help { width: 80; padding: 0 2; }

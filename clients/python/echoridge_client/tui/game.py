@@ -26,6 +26,7 @@ from textual.widgets.option_list import Option
 from echoridge_client.errors import ClientError, RevealError
 from echoridge_client.session import Seat, TableSession
 from echoridge_client.tui import logpanel, panels, render
+from echoridge_client.tui.chatpanel import ChatPanel
 from echoridge_client.tui.describe import describe, menu_order, my_seat, names, prompt
 from echoridge_client.tui.help import HelpScreen
 
@@ -68,6 +69,7 @@ class GameScreen(Screen[None]):
                 with VerticalScroll(id="you-box"):
                     yield Static(id="you")
                 yield RichLog(id="log", wrap=True, max_lines=1000)
+                yield ChatPanel(self.session)  # the chat log and its input (chatpanel.py)
         yield Footer()
 
     def on_mount(self) -> None:

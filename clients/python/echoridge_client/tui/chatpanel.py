@@ -1,0 +1,87 @@
+"""The terminal client's chat (SPEC.md §6.7): the lines the session reads, and an input line.
+
+A seat says on the table's chat, a spectator on the spectators'.  Lines are written as plain
+``rich.text.Text`` (never console markup), so what someone typed shows as typed.  Refusals
+(too long, too fast, ...) are written into the log in the words of ``REFUSALS``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Input, RichLog
+
+from echoridge_client.errors import ClientError
+from echoridge_client.session import Seat, TableSession
+from echoridge_protocol import messages as m
+
+REFUSALS = {
+    "chat/empty": "type something first",
+    "chat/too_long": "at most 500 characters",
+    "chat/bad_text": "plain text only (no control characters)",
+    "chat/rate_limited": "slow down: at most 5 lines every 10 seconds",
+    "chat/not_allowed": "not on this channel",
+}
+
+
+def line_text(line: m.ChatLine, channel: str) -> Text:
+    """One line: time, [the other channel], name, text."""
+    at = time.strftime("%H:%M", time.localtime(line.at / 1000))
+    text = Text(f"{at} ", style="dim")
+    if line.channel != channel:
+        text.append("[players] " if line.channel == "table" else "[spectators] ", style="dim")
+    text.append(line.name, style="bold")
+    text.append(": ")
+    text.append(line.text)
+    return text
+
+
+class ChatPanel(Vertical):
+    """The chat log and its input line (``#chat-log``, ``#chat-input``)."""
+
+    def __init__(self, session: TableSession) -> None:
+        super().__init__(id="chat")
+        self.session = session
+        self.channel: m.Channel = "table" if isinstance(session, Seat) else "spectators"
+        self.lines: list[str] = []  # every line shown, for tests
+
+    def compose(self) -> ComposeResult:
+        yield RichLog(id="chat-log", wrap=True, max_lines=500)
+        to = "the table" if self.channel == "table" else "the spectators"
+        yield Input(placeholder=f"Say to {to}… (Enter sends)", max_length=500, id="chat-input")
+
+    def on_mount(self) -> None:
+        self.session.on_chat = self._said
+        self._said(self.session, self.session.chat)
+
+    def _said(self, session: TableSession, lines: list[m.ChatLine]) -> None:
+        if not self.is_attached:
+            return
+        log = self.query_one("#chat-log", RichLog)
+        for line in lines:
+            text = line_text(line, self.channel)
+            log.write(text)
+            self.lines.append(text.plain)
+
+    def _note(self, words: str) -> None:
+        self.query_one("#chat-log", RichLog).write(Text(words, style="italic red"))
+        self.lines.append(words)
+
+    @on(Input.Submitted, "#chat-input")
+    async def _submit(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            return
+        try:
+            result = await self.session.say(text, self.channel)
+        except (ClientError, TimeoutError) as exc:
+            self._note(f"not sent: {exc}")
+            return
+        if result.outcome == "accepted":
+            event.input.value = ""
+        else:
+            self._note(f"not sent: {REFUSALS.get(result.code or '', result.message or '')}")
