@@ -157,6 +157,7 @@ class ChatFollower:
         self._wake_key = f"er:chatwake:{uuid.uuid4().hex}"
         self._wake_id = "0-0"
         self._task: asyncio.Task[None] | None = None
+        self._waking: asyncio.Task[None] | None = None
         self._stopping = False
 
     def follow(self, table: str, after: dict[str, int], callback: OnLines) -> object:
@@ -167,7 +168,7 @@ class ChatFollower:
             self._task = asyncio.get_running_loop().create_task(
                 self._loop(), name="chat-follower"
             )
-        asyncio.get_running_loop().create_task(self._wake())
+        self._waking = asyncio.get_running_loop().create_task(self._wake())  # (kept: not GC'd)
         return followed
 
     def unfollow(self, table: str, handle: object) -> None:
@@ -210,10 +211,11 @@ class ChatFollower:
                     self._wake_id = _text(rows[-1][0]) if rows else self._wake_id
                     continue
                 table, channel = _channel_of(name)
-                followed = self._tables.get(table)
-                if followed is None or not rows:
+                sub = self._tables.get(table)
+                if sub is None or not rows:
                     continue
                 lines = [line for i, raw in rows if (line := _line(channel, i, raw)) is not None]
-                followed.after[channel] = int(_text(rows[-1][0]).partition("-")[2])
+                last = int(_text(rows[-1][0]).partition("-")[2])
+                sub.after[channel] = max(last, sub.after.get(channel, 0))
                 if lines:
-                    followed.callback(lines)
+                    sub.callback(lines)  # (it never awaits; it drops lines it has seen)
