@@ -77,7 +77,9 @@ Sender = Literal["client", "server"]
 _HEX: Final = re.compile(r"(?:[0-9a-f]{2})*")
 _COMMAND_TYPE: Final = re.compile(r"[a-z][a-z_]{0,63}")
 _PATTERNS: Final = MappingProxyType(
-    {p: re.compile(p) for p in (m.TABLE_ID_PATTERN, m.CODE_PATTERN, r"[!-~]+", r"[a-z0-9_.-]+")}
+    {p: re.compile(p) for p in (
+        m.TABLE_ID_PATTERN, m.CODE_PATTERN, m.SENDER_PATTERN, r"[!-~]+", r"[a-z0-9_.-]+"
+    )}
 )
 
 

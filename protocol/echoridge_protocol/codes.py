@@ -95,12 +95,22 @@ SESSION_CODES: Final[dict[str, str]] = {
     "table/not_finished": "The game at that table is not over yet.",
     "table/no_spectators": "That table does not allow spectators.",
     "table/damaged": "That table's history cannot be read; the table is closed.",
+    "table/closed": "That table was closed by its creator.",
+    "table/bad_clock": "That clock is outside the server's limits.",
+    "table/seat_free": "Nobody holds that seat.",
     "command/stale_version": (
         "The table has moved on from the version you expected; look at the new view and retry."
     ),
     "command/wrong_seat": "That command names a seat other than yours.",
+    "command/played_by_server": "The server plays this seat now; take it back first.",
+    "command/player_present": "That seat's player is here: it cannot be voted over.",
     "server/unavailable": "The server cannot serve that now; try again later.",
     "server/internal": "The server failed while handling that request.",
+    "chat/empty": "A chat line needs some text.",
+    "chat/too_long": "A chat line has at most 500 characters.",
+    "chat/bad_text": "A chat line is plain text: no control or formatting characters.",
+    "chat/rate_limited": "At most 5 chat lines every 10 seconds; wait a moment.",
+    "chat/not_allowed": "Seats say on the table's chat, spectators on the spectators' chat.",
 }
 
 # Findings of transcript verification (echoridge_protocol.verify, echo-ridge verify).

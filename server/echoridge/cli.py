@@ -37,6 +37,28 @@ def main(argv: list[str] | None = None) -> int:
         help="how long a server-side bot waits before it moves",
     )
     srv.add_argument(
+        "--clock-floor",
+        type=int,
+        default=None,
+        metavar="SECONDS",
+        help="allow table clocks this short (tests and demos; default: the limits of "
+        "tables/clocks.py)",
+    )
+    srv.add_argument(
+        "--notify-url",
+        default=os.environ.get("ECHORIDGE_NOTIFY_URL") or None,
+        metavar="URL",
+        help="play by notification: POST 'to move' notices for away players to this webhook "
+        "(default: $ECHORIDGE_NOTIFY_URL)",
+    )
+    srv.add_argument(
+        "--notify-secret",
+        default=os.environ.get("ECHORIDGE_NOTIFY_SECRET", ""),
+        metavar="SECRET",
+        help="the key of the notices' HMAC-SHA256 signature (default: "
+        "$ECHORIDGE_NOTIFY_SECRET; prefer the variable: arguments show in ps)",
+    )
+    srv.add_argument(
         "--commands-per-second",
         type=int,
         default=10,
@@ -183,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(exc))
         if args.ping_interval <= 0 or args.idle_timeout < 1 or args.commands_per_second < 1:
             parser.error("--ping-interval, --idle-timeout and --commands-per-second are positive")
+        if args.notify_url and not args.notify_secret:
+            parser.error("--notify-url needs a secret: set ECHORIDGE_NOTIFY_SECRET")
         return serve(
             Options(
                 host=args.host,
@@ -197,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
                 ),
                 decision_seconds=args.decision_timeout,
                 bot_delay=args.bot_delay,
+                clock_floor=args.clock_floor,
+                notify_url=args.notify_url,
+                notify_secret=args.notify_secret.encode(),
                 admission=admission,
             )
         )

@@ -22,6 +22,8 @@ from echoridge.store import Storage, StoreError
 from echoridge.store.connection import POOL_CONNECTIONS
 from echoridge.store.embedded import EmbeddedRedis
 from echoridge.tables import Node
+from echoridge.tables.notices import Notices
+from echoridge.tables.notify import Notifier
 
 log = get_logger("echoridge.serve")
 
@@ -41,6 +43,9 @@ class Options:
     limits: Limits = dataclasses.field(default_factory=Limits)
     decision_seconds: float = 120.0
     bot_delay: float = 0.3
+    clock_floor: int | None = None  # lower the shortest clock times allowed (tests, demos)
+    notify_url: str | None = None  # play by notification: the webhook (tables/notices.py)
+    notify_secret: bytes = b""
     admission: Admission = dataclasses.field(default_factory=Admission)
 
 
@@ -58,6 +63,13 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
         metrics = server_metrics()
         node = Node(storage, metrics, options.decision_seconds)
         node.bot_delay = options.bot_delay
+        node.clock_floor = options.clock_floor
+        notifier = None
+        if options.notify_url:
+            notifier = Notifier(options.notify_url, options.notify_secret)
+            await notifier.start()
+            node.notices = Notices(storage.redis, notifier)
+        node.start_tasks()
         server = GameServer(
             node,
             metrics,
@@ -93,6 +105,8 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
             unwatch_gc()
             await server.stop()
             await node.close()
+            if notifier is not None:
+                await notifier.close()
             await storage.close()
     finally:
         if embedded is not None:

@@ -262,6 +262,8 @@ class Client:
         self.presence: m.Presence | None = None
         self.presences: list[m.Presence] = []
         self.deadlines: list[m.Deadline] = []
+        self.clocks: list[m.Clocks] = []
+        self.chats: list[m.Chat] = []
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -327,9 +329,10 @@ class Client:
         return message
 
     async def _read(self) -> m.ServerMessage:
-        """The next message but ``presence`` and ``deadline``, which are only kept
-        (``self.presence``, the latest; ``self.presences``, ``self.deadlines``: all): they come
-        whenever someone connects or leaves, or a decision clock starts."""
+        """The next message but ``presence``, ``deadline``, ``clocks`` and ``chat``, which are
+        only kept (``self.presence``, the latest; ``self.presences``, ``self.deadlines``,
+        ``self.clocks``, ``self.chats``: all): they come whenever someone connects or leaves,
+        a clock starts or stops, or someone says something."""
         while True:
             frame = await self.ws.recv()
             for log in self._logs:
@@ -344,6 +347,12 @@ class Client:
                 continue
             if isinstance(message, m.Deadline):
                 self.deadlines.append(message)
+                continue
+            if isinstance(message, m.Clocks):
+                self.clocks.append(message)
+                continue
+            if isinstance(message, m.Chat):
+                self.chats.append(message)
                 continue
             if isinstance(message, m.Delta) and mirror is not None:
                 mirror.apply(message)
@@ -425,9 +434,10 @@ class Client:
         public: bool = True,
         spectators: bool = True,
         spectator_delay: int = 0,
+        clock: m.Clock | None = None,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> m.Created:
-        request = m.CreateTable(self.next_id(), seats, public, spectators, spectator_delay)
+        request = m.CreateTable(self.next_id(), seats, public, spectators, spectator_delay, clock)
         return await self._reply(request, m.Created, timeout)
 
     async def join(

@@ -64,7 +64,7 @@ async def node(redis_server: RedisServer) -> AsyncIterator[Node]:
 
 
 async def test_a_stuck_viewer_never_holds_the_table_back(node: Node) -> None:
-    table, _ = await node.create(Settings(1, True, True, 0))
+    table, _, _ = await node.create(Settings(1, True, True, 0))
     _, token = await node.lobby.join(table, "solo", b"\x01" * 16)
     await node.start(table, token)
     runner = await node.runner(table)
@@ -97,7 +97,7 @@ async def test_a_stuck_viewer_never_holds_the_table_back(node: Node) -> None:
 async def test_a_reaped_runner_lets_go_of_its_states_without_the_collector(node: Node) -> None:
     """A runner is a cycle, so once reaped it waits for a full collection, which serve.py's
     thresholds make rare: close() drops its history and views by reference count at once."""
-    table, _ = await node.create(Settings(1, True, True, 0))
+    table, _, _ = await node.create(Settings(1, True, True, 0))
     _, token = await node.lobby.join(table, "solo", b"\x01" * 16)
     await node.start(table, token)
     runner = await node.runner(table)

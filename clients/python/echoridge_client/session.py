@@ -25,6 +25,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
+from echoridge_client.chat import SessionChat
 from echoridge_client.connection import TIMEOUT, Connection, hello, welcome_of
 from echoridge_client.errors import ClientError, Refused, RevealError
 from echoridge_client.retry import RETRY_SECONDS, Backoff, retryable
@@ -37,8 +38,9 @@ RECONNECT_ATTEMPTS = 1000
 FINAL_CLOSES = {1000, 1008, 1009, 4000, 4001, 4004, 4009}  # do not reconnect after these
 
 
-class TableSession:
-    """What a seat and a spectator share: the mirror, the reader, reconnecting."""
+class TableSession(SessionChat):
+    """What a seat and a spectator share: the mirror, the reader, reconnecting, the chat
+    (chat.py: ``chat``, ``on_chat``, ``say``, ``chat_options``, ``mute``)."""
 
     def __init__(
         self,
@@ -73,7 +75,9 @@ class TableSession:
         self.on_log: Callable[[TableSession, list[dict[str, Any]], bool], None] | None = None
         self.presence: m.Presence | None = None
         self.deadline: m.Deadline | None = None  # the latest decision clock (SPEC.md §6.5)
+        self.clocks: m.Clocks | None = None  # the clocks that run (SPEC.md §6.6)
         self._log_pending: tuple[list[dict[str, Any]], bool] | None = None
+        self._chat_init()
 
     # --- opening, reconnecting, closing -----------------------------------------------------
 
@@ -101,7 +105,13 @@ class TableSession:
         point = m.Resume(self.epoch, self.version) if resume and self.version >= 0 else None
         try:
             await connection.send(
-                hello(table=self.table, token=self.token, spectate=spectate, resume=point)
+                hello(
+                    table=self.table,
+                    token=self.token,
+                    spectate=spectate,
+                    resume=point,
+                    name=self.chat_name if spectate else None,
+                )
             )
             async with asyncio.timeout(TIMEOUT):
                 await self._welcomed
@@ -112,6 +122,7 @@ class TableSession:
             await connection.close()
             raise
         self.connection = connection
+        self._chat_connected()
 
     async def _keep_connected(self) -> None:
         while not self._closing:
@@ -173,6 +184,7 @@ class TableSession:
             raise ClientError("a fresh welcome without a view")
         self.version = welcome.version if welcome.version is not None else 0
         self.epoch = welcome.epoch if welcome.epoch is not None else 0
+        self._chat_welcome(welcome)
         self._check()
 
     async def _on_message(self, message: m.ServerMessage) -> None:
@@ -217,6 +229,13 @@ class TableSession:
         elif isinstance(message, m.Deadline):
             if message.table == self.table:
                 self.deadline = message
+                await self._notify()
+        elif isinstance(message, m.Clocks):
+            if message.table == self.table:
+                self.clocks = message
+                await self._notify()
+        elif isinstance(message, m.Chat):
+            if message.table == self.table and self._chat_take(message.lines):
                 await self._notify()
         elif isinstance(message, m.ServerBye) and message.code in FINAL_CLOSES - {1000}:
             self.error = ClientError(f"the server closed the session: {message.reason}")
@@ -315,8 +334,11 @@ class Spectator(TableSession):
         *,
         subprotocol: str = m.SUBPROTOCOL_MSGPACK,
         verify: bool = True,
+        name: str | None = None,
     ) -> Spectator:
+        """Watch ``table``; ``name``: the display name in the spectators' chat."""
         spectator = cls(urls, table, subprotocol=subprotocol, verify=verify)
+        spectator.chat_name = name
         await spectator.start()
         return spectator
 

@@ -25,6 +25,7 @@ from echoridge.net.limits import REFUSALS_ALLOWED, Bucket, Limits
 from echoridge.net.outbox import Outbox
 from echoridge.store import StoreError
 from echoridge.tables import SPECTATORS, Node, Outcome, Settings, TableError
+from echoridge.tables.clocks import settings as clock_settings
 from echoridge.tables.runner import TableRunner, command_name
 from echoridge.tables.tokens import token_hash
 from echoridge_protocol import codec
@@ -41,7 +42,7 @@ def package_version() -> str:
 
 
 SERVER_NAME = f"echo-ridge/{package_version()}"  # welcome.server, as in SPEC.md §3.2
-FEATURES = ("lobby", "resume", "spectate", "bots", "transcripts")
+FEATURES = m.FEATURES  # lobby, resume, spectate, bots, transcripts, clocks, handover, chat
 
 
 class Session:
@@ -66,6 +67,7 @@ class Session:
         self.seat: int | None = None
         self.credential: str | None = None  # a seat session: the hash of its token
         self.runner: TableRunner | None = None
+        self.name: str | None = None  # a spectator's display name in the spectators' chat
         self.bucket = Bucket(limits.commands_per_second)
         self.refusals: deque[float] = deque()
         self.last_heard = time.monotonic()
@@ -254,6 +256,7 @@ class Session:
             if meta["spectators"] != "1" or meta["public"] != "1":
                 raise TableError("table/no_spectators")
             key = SPECTATORS
+            self.name = hello.name
         self.kind, self.table = kind, table
         if kind == "seat":
             self.node_sessions_claim()
@@ -348,7 +351,11 @@ class Session:
 
     def _answer_refusal(self, message: m.Message, code: str, text: str) -> None:
         request_id = getattr(message, "id", None)
-        if isinstance(message, m.Leave | m.Start | m.AddBot | m.SendCommand):
+        answered = (
+            m.Leave | m.Start | m.AddBot | m.RemovePlayer | m.CloseTable | m.SendCommand | m.Say
+            | m.ChatOptions
+        )
+        if isinstance(message, answered):
             self._send(m.Result(id=message.id, outcome="rejected", code=code, message=text))
         else:
             self._error(code, text, request_id)
@@ -362,11 +369,24 @@ class Session:
             case m.ListTables(id=rid, table=table):
                 self._send(m.Tables(id=rid, tables=(await self.node.lobby.one(table),)))
             case m.CreateTable(id=rid):
-                settings = Settings(
-                    message.seats, message.public, message.spectators, message.spectator_delay
+                clock = clock_settings(
+                    message.clock, self.node.decision_seconds, self.node.clock_floor
                 )
-                table, commit = await self.node.create(settings)
-                self._send(m.Created(id=rid, table=table, server_seed_commit=commit))
+                settings = Settings(
+                    message.seats,
+                    message.public,
+                    message.spectators,
+                    message.spectator_delay,
+                    clock,
+                )
+                table, commit, owner = await self.node.create(settings)
+                self._send(m.Created(id=rid, table=table, server_seed_commit=commit, owner=owner))
+            case m.RemovePlayer(id=rid, table=table, owner=owner, seat=seat):
+                await self.node.remove(table, owner, seat)
+                self._send(m.Result(id=rid, outcome="accepted"))
+            case m.CloseTable(id=rid, table=table, owner=owner):
+                await self.node.close_table(table, owner)
+                self._send(m.Result(id=rid, outcome="accepted"))
             case m.Join(id=rid, table=table):
                 seat, token = await self.node.lobby.join(table, message.name, message.client_seed)
                 log.info("seat joined", table=table, seat=seat)
@@ -386,6 +406,8 @@ class Session:
             case m.GetTranscript(id=rid, table=table):
                 transcript = await self.node.transcript(table)
                 self._send(m.Transcript(id=rid, table=table, transcript=transcript))
+            case m.Say() | m.ChatOptions():
+                await self._chat(message)
             case m.Ping(id=rid):
                 self._send(m.Pong(id=rid))
             case m.ClientBye():
@@ -432,6 +454,19 @@ class Session:
             version=outcome.version,
             ms=round(seconds * 1000, 2),
         )
+
+
+    async def _chat(self, message: m.Say | m.ChatOptions) -> None:
+        """``say`` and ``chat_options`` (tables/chat.py), answered with a ``result``."""
+        if self.runner is None or self.kind not in ("seat", "spectator"):
+            self._refused("protocol/wrong_session", "Chat is for seats and spectators.", message.id)
+            return
+        key = SPECTATORS if self.seat is None else self.seat
+        if isinstance(message, m.Say):
+            await self.runner.chat.say(self, key, message.channel, message.text, self.name)
+        else:
+            self.runner.chat.options(self, key, message.spectators)
+        self._send(m.Result(id=message.id, outcome="accepted"))
 
 
 def peer_of(ws: ServerConnection) -> str:

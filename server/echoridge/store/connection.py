@@ -40,6 +40,9 @@ def client(url: str, **options: Any) -> Redis:
     return aioredis.Redis.from_pool(pool)
 
 
+SCRIPT_NAMES = ("APPEND", "CREATE_TABLE", "UPDATE_META", "JOIN", "LEAVE", "START", "CLOSE")
+
+
 class Scripts:
     """The store's Lua scripts, loaded once; called by SHA in one round trip."""
 
@@ -49,7 +52,7 @@ class Scripts:
 
     async def load(self) -> None:
         async with redis_errors("loading scripts"):
-            for name in ("APPEND", "CREATE_TABLE", "UPDATE_META", "JOIN", "LEAVE", "START"):
+            for name in SCRIPT_NAMES:
                 self._sha[name] = await self._redis.script_load(getattr(scripts, name))
 
     async def call(self, name: str, keys: Sequence[str], args: Sequence[Any]) -> Any:

@@ -74,6 +74,14 @@ class Directory:
             await self._index(table, await self.meta(table))
         return outcome
 
+    async def close(self, table: str) -> str:
+        """Close an open table for good: ok, missing or started."""
+        reply = await self.scripts.call("CLOSE", (keys.meta(table),), ())
+        outcome = _text(reply[0])
+        if outcome == "ok":
+            await self._index(table, await self.meta(table))
+        return outcome
+
     async def start(self, table: str) -> str:
         """Mark a full open table as playing: ok, missing, started or not_full."""
         reply = await self.scripts.call("START", (keys.meta(table),), ())

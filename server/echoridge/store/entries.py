@@ -2,7 +2,10 @@
 
 A stream entry has three fields: ``c`` = msgpack ``[seat, command_id, command]``, ``e`` = msgpack
 ``[event, ...]`` (records in the compact form of ``echoridge.rules.compact``) and ``h``, the chain
-hash ``h(n) = SHA-256(h(n-1) || c || e)`` with ``h(0) = SHA-256("echoridge.log.v1" || table)``.
+hash ``h(n) = SHA-256(h(n-1) || c || e)`` with ``h(0) = SHA-256("echoridge.log.v1" || table)``;
+and ``t``, when it was appended (the Redis server's clock, ms since the Unix epoch; absent in
+entries written before clocks existed).  ``t`` is outside the chain: it is no part of the game,
+only what the table's clocks count from (tables/clocks.py).
 An entry whose hash does not chain from the one before it, or a log shorter than a version already
 seen, means the history was edited or rolled back.
 """
@@ -58,6 +61,7 @@ class Entry:
     events: tuple[Event, ...]
     hash: bytes
     previous: bytes
+    time: int = 0  # ms since the Unix epoch, when it was appended (0: not recorded)
 
     @property
     def head(self) -> Head:
@@ -80,7 +84,9 @@ def decode(version: int, fields: dict[Any, Any], previous: bytes) -> Entry | Non
         return None
     seat, command_id, command = msgpack.unpackb(command_blob)
     events = tuple(unpack(e) for e in msgpack.unpackb(events_blob))
-    return Entry(version, seat, command_id, unpack(command), events, stored, previous)
+    raw_time = fields.get(b"t", fields.get("t"))
+    time = int(raw_time) if raw_time is not None else 0
+    return Entry(version, seat, command_id, unpack(command), events, stored, previous, time)
 
 
 def _field(fields: dict[Any, Any], name: str) -> bytes:

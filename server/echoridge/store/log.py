@@ -27,6 +27,7 @@ PAGE = 1000  # entries per XRANGE round trip while loading
 @dataclass(frozen=True, slots=True)
 class Appended:
     head: Head
+    time: int = 0  # ms since the Unix epoch, by the Redis server's clock
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,7 @@ class EventStore:
         )
         outcome = _text(reply[0])
         if outcome == "ok":
-            return Appended(Head(int(reply[1]), new_hash))
+            return Appended(Head(int(reply[1]), new_hash), int(reply[2]))
         if outcome == "conflict":
             return Conflict(int(reply[1]))
         if outcome == "dup":

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 # KEYS: log, command ids, meta
 # ARGV: expected version, expected hash, command id ("" for none), c, e, new hash
-# -> {"ok", version} | {"conflict", version} | {"damaged", version, why} | {"dup", version, entry}
-#    | {"missing"}
+# -> {"ok", version, time ms} | {"conflict", version} | {"damaged", version, why}
+#    | {"dup", version, entry} | {"missing"}
 APPEND = """
 if redis.call('EXISTS', KEYS[3]) == 0 then return {'missing'} end
 if ARGV[3] ~= '' then
@@ -30,12 +30,15 @@ if version > 0 and hash ~= ARGV[2] then
   return {'damaged', version, 'the log no longer holds the entry this appender saw'}
 end
 local new = version + 1
-local added = redis.pcall('XADD', KEYS[1], '0-' .. new, 'c', ARGV[4], 'e', ARGV[5], 'h', ARGV[6])
+local now = redis.call('TIME')
+local t = now[1] * 1000 + math.floor(now[2] / 1000)
+local added = redis.pcall('XADD', KEYS[1], '0-' .. new, 'c', ARGV[4], 'e', ARGV[5], 'h', ARGV[6],
+                          't', t)
 if type(added) == 'table' and added.err then
   return {'damaged', version, 'entries after this one were deleted'}
 end
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], ARGV[3], new) end
-return {'ok', new}
+return {'ok', new, t}
 """
 
 # KEYS: meta, secrets; ARGV: n, meta field/value pairs (2n), secret field/value pairs
@@ -85,6 +88,15 @@ if redis.call('HGET', KEYS[2], 'token:' .. ARGV[1]) ~= ARGV[2] then return {'bad
 redis.call('HDEL', KEYS[1], 'name:' .. ARGV[1], 'cseed:' .. ARGV[1], 'bot:' .. ARGV[1])
 redis.call('HDEL', KEYS[2], 'token:' .. ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'taken', -1)
+return {'ok'}
+"""
+
+# KEYS: meta -> {"ok"} | {"missing"} | {"started"}
+CLOSE = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {'missing'} end
+if status ~= 'open' then return {'started'} end
+redis.call('HSET', KEYS[1], 'status', 'closed')
 return {'ok'}
 """
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 
+from echoridge.store.chat import ChatFollower, ChatStore
+from echoridge.store.clockindex import ClockIndex
 from echoridge.store.connection import Redis, Scripts, check_settings, client, redis_errors
 from echoridge.store.directory import Directory
 from echoridge.store.follow import Follower
@@ -20,6 +22,9 @@ class Storage:
         self.directory = Directory(redis, self.scripts)
         self.follower = Follower(self.log, reader)
         self.presence = PresenceStore(redis)
+        self.clocks = ClockIndex(redis)
+        self.chat = ChatStore(redis)
+        self.chat_follower = ChatFollower(redis, reader)  # its own connection of reader's pool
 
     @classmethod
     async def open(cls, url: str, check: bool = True) -> Storage:
@@ -41,6 +46,7 @@ class Storage:
 
     async def close(self) -> None:
         await self.follower.stop()
+        await self.chat_follower.stop()
         for conn in (self.redis, self.reader):
             with contextlib.suppress(Exception):
                 await conn.aclose()

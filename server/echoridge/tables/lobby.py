@@ -1,10 +1,12 @@
 """The lobby: creating, listing, joining and leaving tables, and seat tokens.
 
-A table's metadata (store ``meta``): ``status`` (open → playing → over, or damaged), ``seats``,
-``taken``, ``public``, ``spectators``, ``spectator_delay``, ``epoch``, ``created``, ``commit``
-(SHA-256 of the server seed, hex), and per seat ``name:N``, ``bot:N`` (a seat the server plays)
+A table's metadata (store ``meta``): ``status`` (open → playing → over, or damaged, or open →
+closed by its creator), ``seats``, ``taken``, ``public``, ``spectators``, ``spectator_delay``,
+``epoch``, ``created``, ``commit`` (SHA-256 of the server seed, hex), ``clock`` (its clock
+settings, JSON: tables/clocks.py), and per seat ``name:N``, ``bot:N`` (a seat the server plays)
 and ``cseed:N`` (the client seed, hex: public, it goes into the transcript).  Its
-secrets: ``server_seed`` and ``token:N`` (a hash of the seat's token).
+secrets: ``server_seed``, ``owner`` (a hash of the creator's token) and ``token:N`` (a hash of
+the seat's token).
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from __future__ import annotations
 import os
 import secrets as random_ids
 from dataclasses import dataclass
+from hmac import compare_digest as secrets_equal
 from typing import cast
 
 from echoridge.store import Storage, TableNotFound
+from echoridge.tables.clocks import CASUAL, ClockSettings, from_meta
 from echoridge.tables.errors import TableError
 from echoridge.tables.tokens import new_token, seat_of, token_hash
 from echoridge_protocol import messages as m
@@ -22,6 +26,7 @@ from echoridge_protocol.fairness import server_seed_commit
 
 MAX_SPECTATOR_DELAY = 100
 _STATUS: dict[str, m.TableStatus] = {"open": "waiting", "playing": "playing", "over": "over"}
+_GONE = {"damaged": "table/damaged", "closed": "table/closed"}  # statuses nobody may enter
 
 _REFUSALS = {
     "missing": "table/not_found",
@@ -38,6 +43,7 @@ class Settings:
     public: bool
     spectators: bool
     spectator_delay: int
+    clock: ClockSettings = CASUAL
 
 
 @dataclass(frozen=True)
@@ -57,8 +63,9 @@ class Lobby:
         self.storage = storage
         self.directory = storage.directory
 
-    async def create(self, settings: Settings) -> tuple[str, bytes]:
-        """A new table; returns its id and the commitment to its server seed."""
+    async def create(self, settings: Settings) -> tuple[str, bytes, str]:
+        """A new table; returns its id, the commitment to its server seed and its creator's
+        ``owner`` token."""
         if not 1 <= settings.seats <= 4:
             raise TableError("protocol/bad_field", "A table has 1 to 4 seats.")
         if not 0 <= settings.spectator_delay <= MAX_SPECTATOR_DELAY:
@@ -66,6 +73,7 @@ class Lobby:
                 "protocol/bad_field", f"The spectator delay is 0 to {MAX_SPECTATOR_DELAY}."
             )
         server_seed = os.urandom(32)
+        owner = new_token()
         table = "t-" + random_ids.token_hex(5)
         await self.directory.create(
             table,
@@ -78,10 +86,11 @@ class Lobby:
                 "spectator_delay": str(settings.spectator_delay),
                 "epoch": "1",
                 "commit": server_seed_commit(server_seed).hex(),
+                "clock": settings.clock.to_meta(),
             },
-            {"server_seed": server_seed},
+            {"server_seed": server_seed, "owner": token_hash(owner).encode()},
         )
-        return table, server_seed_commit(server_seed)
+        return table, server_seed_commit(server_seed), owner
 
     async def meta(self, table: str) -> dict[str, str]:
         try:
@@ -108,9 +117,36 @@ class Lobby:
     async def one(self, table: str) -> m.TableInfo:
         """One table's listing entry, public or not (table/not_found if there is none)."""
         meta = await self.meta(table)
-        if meta["status"] == "damaged":
-            raise TableError("table/damaged")
+        if meta["status"] in _GONE:
+            raise TableError(_GONE[meta["status"]])
         return await self._info(table, meta)
+
+    async def owned(self, table: str, owner: str) -> dict[str, str]:
+        """The table's metadata if ``owner`` is its creator's token (auth/bad_token if not)."""
+        meta = await self.meta(table)
+        stored = await self.directory.secret(table, "owner")
+        if stored is None or not secrets_equal(stored.decode(), token_hash(owner)):
+            raise TableError("auth/bad_token")
+        return meta
+
+    async def remove(self, table: str, owner: str, seat: int) -> str:
+        """The creator frees ``seat`` before the start; returns the removed seat's token hash."""
+        await self.owned(table, owner)
+        held = (await self.token_hashes(table)).get(seat)
+        if held is None:
+            raise TableError("table/seat_free")
+        outcome = await self.directory.leave(table, seat, held)
+        if outcome != "ok":
+            raise TableError(_REFUSALS[outcome])
+        return held
+
+    async def close(self, table: str, owner: str) -> None:
+        """The creator closes a table whose game never started."""
+        await self.owned(table, owner)
+        outcome = await self.directory.close(table)
+        if outcome != "ok":
+            raise TableError(_REFUSALS[outcome])
+
 
     async def join(
         self, table: str, name: str, client_seed: bytes, bot: str = ""
@@ -118,6 +154,8 @@ class Lobby:
         token = new_token()
         outcome = await self.directory.join(table, name, client_seed, token_hash(token), bot)
         if isinstance(outcome, str):
+            if outcome == "started" and (await self.meta(table))["status"] in _GONE:
+                raise TableError(_GONE[(await self.meta(table))["status"]])
             raise TableError(_REFUSALS[outcome])
         return outcome, token
 
@@ -188,4 +226,5 @@ def info(table: str, meta: dict[str, str]) -> m.TableInfo:
         spectator_delay=int(meta["spectator_delay"]),
         created=int(meta["created"]),
         server_seed_commit=bytes.fromhex(meta["commit"]),
+        clock=from_meta(meta, 0).wire() if "clock" in meta else None,
     )

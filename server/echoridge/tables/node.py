@@ -14,6 +14,7 @@ from typing import Any
 from echoridge.logs import get_logger
 from echoridge.rules import State, evolve
 from echoridge.store import Conflict, Storage, StoreError
+from echoridge.tables.clockwork import Clockwork
 from echoridge.tables.errors import TableError
 from echoridge.tables.lobby import Lobby, Settings
 from echoridge.tables.runner import MakeWelcome, Outcome, Sink, TableRunner
@@ -38,6 +39,9 @@ class Node:
         self._opening: dict[str, asyncio.Future[TableRunner]] = {}
         self._reapers: dict[str, asyncio.TimerHandle] = {}
         self.seat_sessions: dict[tuple[str, int], Any] = {}  # (table, seat) -> its session here
+        self.clock_index = Clockwork(self)  # deadlines of tables no node may be running
+        self.clock_floor: int | None = None  # the shortest clock times allowed (tests, demos)
+        self.notices: Any = None  # play by notification (notices.py), with --notify-url
 
     # --- runners --------------------------------------------------------------------------------
 
@@ -99,16 +103,23 @@ class Node:
         if self.metrics is not None and isinstance(result, Conflict):
             self.metrics.append_conflicts.inc()
 
-    def log_timeout(self, table: str, seat: int, outcome: Outcome) -> None:
+    def log_timeout(self, table: str, kind: str, seat: int, outcome: Outcome) -> None:
         log.info(
-            "decision timed out",
+            "seat handed over" if kind == "handover" else f"{kind} timed out",
             table=table,
             seat=seat,
             outcome=outcome.outcome,
             version=outcome.version,
         )
 
+    def start_tasks(self) -> None:
+        """Start the node's own tasks (the clock index); a running loop is needed."""
+        self.clock_index.start()
+
     async def close(self) -> None:
+        await self.clock_index.close()
+        if self.notices is not None:
+            await self.notices.close()
         for handle in self._reapers.values():
             handle.cancel()
         self._reapers.clear()
@@ -140,10 +151,36 @@ class Node:
 
     # --- the lobby ------------------------------------------------------------------------------
 
-    async def create(self, settings: Settings) -> tuple[str, bytes]:
-        table, commit = await self.lobby.create(settings)
-        log.info("table created", table=table, seats=settings.seats, public=settings.public)
-        return table, commit
+    async def create(self, settings: Settings) -> tuple[str, bytes, str]:
+        """A new table: its id, its server seed's commitment and its creator's token."""
+        table, commit, owner = await self.lobby.create(settings)
+        log.info(
+            "table created",
+            table=table,
+            seats=settings.seats,
+            public=settings.public,
+            clock=settings.clock.preset,
+        )
+        return table, commit, owner
+
+    async def remove(self, table: str, owner: str, seat: int) -> None:
+        """The creator frees a seat before the start; its sessions are closed as for a
+        ``leave`` (here at once, on other nodes when their runner notices)."""
+        held = await self.lobby.remove(table, owner, seat)
+        runner = self.runners.get(table)
+        if runner is not None:
+            runner.seat_left(seat, held)
+        log.info("seat removed", table=table, seat=seat)
+
+    async def close_table(self, table: str, owner: str) -> None:
+        """The creator closes a table that never started."""
+        await self.lobby.close(table, owner)
+        runner = self.runners.pop(table, None)
+        if runner is not None:
+            runner.table_closed()
+            await runner.close()
+            self._set_tables_gauge()
+        log.info("table closed by its creator", table=table)
 
     async def leave(self, table: str, token: str, asking: Sink | None = None) -> int:
         """Give a seat up before the start; its sessions here are closed at once (4001), but

@@ -21,6 +21,8 @@ from echoridge.tasks import cancel_and_wait
 from echoridge_protocol import messages as m
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from echoridge.tables.viewers import Group, Sink
 
 RENEW_SECONDS = 2.0
@@ -33,8 +35,16 @@ def now_ms() -> int:
 
 
 class TablePresence:
-    def __init__(self, table: str, node: str, store: object, seats: int) -> None:
+    def __init__(
+        self,
+        table: str,
+        node: str,
+        store: object,
+        seats: int,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
         self.table, self.node, self.store, self.seats = table, node, store, seats
+        self.on_change = on_change  # called when the merged presence changes
         self.since: dict[int, int] = {}  # seat -> connected here since (ms)
         self.gone: dict[int, int] = {}  # seats whose last session here closed -> when
         self.spectators = 0
@@ -97,5 +107,7 @@ class TablePresence:
             if self.current is None or message != self.current.message:
                 self.current = Encoded(message)
                 self.current.send(s for group in self.groups.values() for s in group.sinks)
+                if self.on_change is not None:
+                    self.on_change()
             if not self.since and not self.spectators and not self._dirty.is_set():
                 return  # nobody here any more: the entry is gone from the store

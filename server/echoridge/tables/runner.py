@@ -20,10 +20,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from echoridge.rules import RuleViolation, State, Status, ViewCache, decide, evolve
-from echoridge.rules.commands import ApplyDefault, Command, StartGame
+from echoridge.rules.commands import (
+    Command,
+    ExtendTime,
+    PlayForMe,
+    ServerCommand,
+    StartGame,
+    TakeBack,
+    VoteHandover,
+)
 from echoridge.rules.events import Event
 from echoridge.rules.log import Told, told
 from echoridge.rules.rng import Rng
+from echoridge.rules.seats import played_by_server
 from echoridge.rules.serial import load
 from echoridge.store import (
     Appended,
@@ -36,12 +45,15 @@ from echoridge.store import (
     TableDamaged,
     genesis,
 )
+from echoridge.tables.chat import TableChat
+from echoridge.tables.clocks import ClockSettings, Timing, from_meta
 from echoridge.tables.errors import TableError
 from echoridge.tables.presence import TablePresence
 from echoridge.tables.servermoves import ServerMoves
 from echoridge.tables.viewers import (
     HISTORY,
     SPECTATORS,
+    Encoded,
     Group,
     MakeWelcome,
     Sink,
@@ -83,6 +95,9 @@ class TableRunner(Viewers, ServerMoves):
         self._seat_check: asyncio.TimerHandle | None = None
         self.presence: TablePresence | None = None  # once open
         self.deadline: m.Deadline | None = None
+        self.timing = Timing(ClockSettings())
+        self.clocks: Encoded | None = None
+        self.noticed: set[tuple[str, int, str]] = set()
         self.history: deque[tuple[int, State]] = deque(maxlen=HISTORY)
         self.told: list[tuple[Told, ...]] = [()]  # per version: what each audience is told
         self.groups: dict[int, Group] = {}
@@ -91,6 +106,7 @@ class TableRunner(Viewers, ServerMoves):
         self.views = ViewCache()
         self.delayed_views = ViewCache()
         self.lock = asyncio.Lock()
+        self.chat = TableChat(self)  # the table's chat on this node (tables/chat.py)
         self._follow_task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self.closed = False
@@ -103,18 +119,24 @@ class TableRunner(Viewers, ServerMoves):
 
     async def open(self) -> None:
         self.meta = await self.lobby.meta(self.table)
-        if self.meta["status"] == "damaged":
-            raise TableError("table/damaged")
+        if self.meta["status"] in ("damaged", "closed"):
+            raise TableError(f"table/{self.meta['status']}")
         self.epoch = int(self.meta.get("epoch", "1"))
         self.presence = TablePresence(
-            self.table, self.node.id, self.node.storage.presence, int(self.meta["seats"])
+            self.table,
+            self.node.id,
+            self.node.storage.presence,
+            int(self.meta["seats"]),
+            self._arm_timer,  # who is away changes the clocks
         )
         self.bots = self._bots()
         await self._rebuild()
         if self.meta["status"] in ("playing", "over"):
             await self.ensure_started()
         self._follow_task = asyncio.create_task(self._follow(), name=f"follow {self.table}")
+        self.presence.changed(self.groups)  # read who is away (the handover clocks) once
         self._arm_timer()
+        await self.chat.open()
 
     async def close(self) -> None:
         self.closed = True
@@ -125,6 +147,7 @@ class TableRunner(Viewers, ServerMoves):
             await cancel_and_wait(self._follow_task)
         if self.presence is not None:
             await self.presence.close()
+        self.chat.close()
         # A runner is a cycle (its tasks, lock, groups and sinks all lead back to it), so once
         # reaped it waits for a full collection, which the thresholds in serve.py make rare:
         # let go of what makes it big (up to HISTORY states, the views, the log) by reference
@@ -143,13 +166,15 @@ class TableRunner(Viewers, ServerMoves):
         self.history.append((0, state))
         said: list[tuple[Told, ...]] = [()]
         head = genesis(self.table)
+        timing = Timing(from_meta(self.meta, self.node.decision_seconds))
         for entry in await self.log.load(self.table):
             for e in entry.events:
                 state = evolve(state, e)
             head = entry.head
+            timing.advance(state, entry.time)
             self.history.append((head.version, state))
             said.append(told(state, entry.command, entry.events))
-        self.state, self.head, self.told = state, head, said
+        self.state, self.head, self.told, self.timing = state, head, said, timing
 
 
     async def ensure_started(self) -> None:
@@ -164,6 +189,7 @@ class TableRunner(Viewers, ServerMoves):
                 len(seats),
                 tuple(self.meta.get(f"name:{i}", "") for i in seats),
                 tuple(self.meta.get(f"bot:{i}", "") for i in seats),
+                self.timing.clock.for_rules(),
             )
             assert self.rng is not None
             events = decide(self.state, command, self.rng)
@@ -210,15 +236,20 @@ class TableRunner(Viewers, ServerMoves):
             for missing in await self.log.load(self.table, self.head):
                 await self._apply(missing)
             return
-        self._advance(entry.command, entry.events, entry.head)
+        self._advance(entry.command, entry.events, entry.head, entry.time)
 
     def _advance(
-        self, command: Command, events: tuple[Event, ...] | list[Event], head: Head
+        self,
+        command: Command,
+        events: tuple[Event, ...] | list[Event],
+        head: Head,
+        time_ms: int,
     ) -> None:
         state = self.state
         for e in events:
             state = evolve(state, e)
         self.state, self.head = state, head
+        self.timing.advance(state, time_ms)
         self.history.append((head.version, state))
         self.told.append(told(state, command, events))
         self._fan_out()
@@ -275,10 +306,13 @@ class TableRunner(Viewers, ServerMoves):
             command = load(plain)
         except (KeyError, TypeError, ValueError) as exc:
             return Outcome("rejected", code="protocol/bad_field", message=f"command: {exc}")
-        if isinstance(command, StartGame | ApplyDefault) or getattr(command, "seat", None) != seat:
+        if isinstance(command, ServerCommand) or getattr(command, "seat", None) != seat:
             return Outcome("rejected", code="command/wrong_seat")
         if expected != self.version:
             return Outcome("stale", self.version, "command/stale_version")
+        refused = self._seat_refusal(command)
+        if refused is not None:
+            return refused
         rng = await self._rng()
         if rng is None:
             return Outcome("rejected", code="rules/game_not_started")
@@ -294,18 +328,31 @@ class TableRunner(Viewers, ServerMoves):
             await self._load_game()
         return self.rng
 
-    async def default(self, seat: int) -> Outcome:
-        """The server's timeout answer for a seat (rules.md §4.5.6)."""
-        async with self.lock:
-            rng = await self._rng()
-            if rng is None:
-                return Outcome("rejected", code="rules/game_not_started")
-            command = ApplyDefault(seat)
-            try:
-                events = decide(self.state, command, rng)
-            except RuleViolation as exc:
-                return Outcome("rejected", self.version, exc.code, exc.detail)
-            return await self._append(None, f"default:{self.version}:{seat}", command, events)
+    def _seat_refusal(self, command: Command) -> Outcome | None:
+        """A seat the server plays takes no game commands from its player (they may take it
+        back, and use the other seat commands); a handover vote needs its target away."""
+        state = self.state
+        seat = getattr(command, "seat", None)
+        if state.status is Status.NEW or seat is None or not 0 <= seat < len(state.players):
+            return None
+        seat_command = isinstance(command, ExtendTime | PlayForMe | TakeBack | VoteHandover)
+        if not seat_command and played_by_server(state, seat):
+            return Outcome(
+                "rejected",
+                self.version,
+                "command/played_by_server",
+                "The server plays this seat now; take it back first.",
+            )
+        if isinstance(command, VoteHandover):
+            away = self._away()
+            if away is None or command.target not in away:
+                return Outcome(
+                    "rejected",
+                    self.version,
+                    "command/player_present",
+                    "That seat's player is here.",
+                )
+        return None
 
     async def _append(
         self, seat: int | None, key: str, command: Command, events: list[Event]
@@ -317,7 +364,7 @@ class TableRunner(Viewers, ServerMoves):
         )
         self.node.observe_append(result, time.perf_counter() - started)
         if isinstance(result, Appended):
-            self._advance(command, events, result.head)
+            self._advance(command, events, result.head, result.time)
             return Outcome("accepted", result.head.version)
         if isinstance(result, Duplicate):
             return Outcome("duplicate", result.entry.version)

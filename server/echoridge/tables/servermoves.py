@@ -1,22 +1,38 @@
-"""The moves a table's server makes itself: its bots' (seats played by the server, metadata
-``bot:N``), and the default answers of decisions owed too long (rules.md §4.5.6).
+"""The moves a table's server makes itself, and the clocks that make them.
 
-Every node that runs the table may make them: each is decided from the state alone and
-appended with a command id of its version and seat, so a second node's is a duplicate.  When
-Redis is away they are tried again (``retry_delay``), or the game would wait forever: nobody
-else retries for the server.
+- **Bots**: the server plays a seat whose player is a server bot (metadata ``bot:N``), a seat
+  handed over (rules/seats.py: away, strikes, vote, "play for me"), and the rest of a turn that
+  timed out, each with a bot policy (``TAKEOVER_BOT`` for a person's seat).
+- **Clocks** (clocks.py): after each version and each change of presence the runner works out
+  the clocks that run (``Timing.running``), sends them to the table's sessions (``clocks``, and
+  the v2 ``deadline`` for the decision clock), keeps the earliest in the store's clock index
+  (for nodes that have no runner for the table, clockwork.py) and arms one timer for it.  When
+  it fires: a turn clock appends ``TimeOut``, a decision clock the default answer
+  (``ApplyDefault``, rules.md §4.5.6), a handover clock ``HandOver(seat, "away")``.
+- **Taking a seat back**: a player who reconnects to a seat handed over while they were away
+  takes it back (``TakeBack``), unless they handed it over themself.
+
+Every node that runs the table may make these moves: each is decided from the state alone and
+appended with a command id of its version (or turn) and seat, so a second node's is a duplicate.
+When Redis is away they are tried again (``retry_delay``), or the game would wait forever:
+nobody else retries for the server.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import TYPE_CHECKING, Any
 
 from echoridge.rules import RuleViolation, State, Status, decide
+from echoridge.rules.commands import ApplyDefault, HandOver, TakeBack, TimeOut
+from echoridge.rules.seats import played_by_server
 from echoridge.rules.serial import load
 from echoridge.store import StoreError
+from echoridge.tables.clocks import ClockSettings, Timing, waiting_on
 from echoridge.tables.errors import TableError
+from echoridge.tables.notices import REMINDER_MS
 from echoridge.tables.viewers import Encoded, Sink, viewer_view
 from echoridge_protocol import messages as m
 
@@ -27,7 +43,11 @@ if TYPE_CHECKING:
     from echoridge.rules.commands import Command
     from echoridge.rules.events import Event
     from echoridge.rules.rng import Rng
+    from echoridge.tables.presence import TablePresence
     from echoridge.tables.runner import Outcome
+
+TAKEOVER_BOT = "greedy"  # the policy that plays a person's seat for them (house rule)
+TAKEN_BACK_ON_RETURN = ("away", "strikes", "vote")  # not "self": its player asked
 
 
 class ServerMoves:
@@ -41,7 +61,11 @@ class ServerMoves:
     meta: dict[str, str]
     bots: dict[int, str]
     views: ViewCache
-    deadline: m.Deadline | None  # the running decision clock, as sent
+    presence: TablePresence | None
+    timing: Timing
+    deadline: m.Deadline | None  # the running decision clock, as sent (v2 ``deadline``)
+    clocks: Encoded | None  # the running clocks, as sent
+    noticed: set[tuple[str, int, str]]  # the notices this runner has sent: (key, seat, kind)
     _timer: asyncio.TimerHandle | None
 
     if TYPE_CHECKING:
@@ -57,26 +81,26 @@ class ServerMoves:
             self, seat: int | None, key: str, command: Command, events: list[Event]
         ) -> Outcome: ...
 
-        async def default(self, seat: int) -> Outcome: ...
-
     def _bots(self) -> dict[int, str]:
-        """The seats the server plays itself (metadata ``bot:N`` = kind)."""
+        """The seats the server plays with a bot from the start (metadata ``bot:N`` = kind)."""
         return {
             int(key[len("bot:") :]): kind
             for key, kind in self.meta.items()
             if key.startswith("bot:") and kind in ("random", "greedy")
         }
 
+    # --- bots ---------------------------------------------------------------------------------
+
     def _wake_bots(self) -> None:
-        """Let the bots the game waits on move.  Each move is decided from the state with a seed
-        of (table, seat, version), so every node that runs this table decides the same command,
-        and its command id makes a second append a duplicate."""
-        bots = self.bots
-        if not bots or self.closed or self.state.status not in (Status.PLAYING, Status.ACCUSING):
+        """Let the seats the server plays move, if the game waits on them.  Each move is decided
+        from the state with a seed of (table, seat, version), so every node that runs this
+        table decides the same command, and its command id makes a second append a duplicate."""
+        state = self.state
+        if self.closed or state.status not in (Status.PLAYING, Status.ACCUSING):
             return
-        waiting = self._waiting_on() or ([self.state.turn.seat] if self.state.turn else [])
+        waiting = waiting_on(state) or ([state.turn.seat] if state.turn else [])
         for seat in waiting:
-            if seat in bots:
+            if played_by_server(state, seat):
                 self._schedule_bot(seat, self.version)
 
     def _schedule_bot(self, seat: int, version: int, attempt: int = 0) -> None:
@@ -89,6 +113,8 @@ class ServerMoves:
             async with self.lock:
                 if self.closed or self.version != version:
                     return
+                if not played_by_server(self.state, seat):
+                    return
                 rng = await self._rng()
                 if rng is None:
                     return
@@ -96,7 +122,8 @@ class ServerMoves:
                 legal = seen.get("you", {}).get("legal") or []
                 if not legal:
                     return
-                policy = bot_policy(self.bots[seat], f"{self.table}/{seat}/{version}")
+                kind = self.bots.get(seat, TAKEOVER_BOT)
+                policy = bot_policy(kind, f"{self.table}/{seat}/{version}")
                 choice = policy.choose(seen, legal)
                 try:
                     command = load(choice)
@@ -108,57 +135,199 @@ class ServerMoves:
             if not self.closed and self.version == version:
                 self._schedule_bot(seat, version, attempt + 1)
 
-    # --- decision timeouts ------------------------------------------------------------------------
+    # --- clocks -------------------------------------------------------------------------------
 
-    def _waiting_on(self) -> list[int]:
-        """The seats the game waits on for a decision (or an open W3/W4 window)."""
-        state = self.state
-        if state.pending:
-            if state.status is Status.ACCUSING:
-                return [d.seat for d in state.pending]
-            return [state.pending[0].seat]
-        turn = state.turn
-        if turn is not None and turn.phase.value in ("w3", "w4"):
-            return [turn.seat]
-        return []
+    def _clock_settings(self) -> ClockSettings:
+        return self.timing.clock
+
+    def _away(self) -> dict[int, int] | None:
+        """Seat -> away since (ms) for the seats whose player is not connected, as the merged
+        presence last said (None until it has been read once)."""
+        current = self.presence.current if self.presence is not None else None
+        if current is None:
+            return None
+        message = current.message
+        assert isinstance(message, m.Presence)
+        return {p.seat: p.since for p in message.seats if not p.connected}
 
     def _arm_timer(self) -> None:
-        """(Re)start the decision clock: when it runs out with no progress, the owed decisions
-        get their default answers (rules.md §4.5.6).  Every node may fire it: the command id
-        makes the second answer a duplicate."""
+        """Work out the running clocks, tell the table's sessions if they changed, and arm a
+        timer for the earliest."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        seconds = getattr(self.node, "decision_seconds", 0)
-        self.deadline = None
-        if self.closed or not seconds or not self._waiting_on():
+        if self.closed:
+            return
+        away = self._away()
+        running = self.timing.running(self.state, away)
+        self._send_clocks(running)
+        reminders = self._notify(running, away)
+        wake = min([c.at for c in running] + [at for at, _ in reminders], default=None)
+        self._index_clock(wake)
+        if wake is None:
             return
         loop = asyncio.get_running_loop()
         version = self.version
-        self._timer = loop.call_later(seconds, lambda: loop.create_task(self._time_out(version)))
-        at = int((time.time() + seconds) * 1000)
-        self.deadline = m.Deadline(self.table, version, tuple(self._waiting_on()), at)
-        Encoded(self.deadline).send(self._sinks())
+        delay = max(0.0, wake / 1000 - time.time())
+        self._timer = loop.call_later(delay, lambda: loop.create_task(self._clocks_due(version)))
 
-    async def _time_out(self, version: int, attempt: int = 0) -> None:
-        for seat in self._waiting_on():
+    def _notify(
+        self, running: list[m.RunningClock], away: dict[int, int] | None
+    ) -> list[tuple[int, m.RunningClock]]:
+        """Play by notification (notices.py): a ``to_move`` notice for each away seat the game
+        waits on, and, for its clocks longer than an hour, when to remind it (returned, and
+        sent by ``_clocks_due`` when due)."""
+        notices = getattr(self.node, "notices", None)
+        state = self.state
+        if notices is None or away is None or state.status not in (
+            Status.PLAYING, Status.ACCUSING,
+        ):  # fmt: skip
+            return []
+        turn = state.turn
+        seats = waiting_on(state) or ([turn.seat] if turn is not None else [])
+        reminders = []
+        for seat in seats:
+            if seat not in away or played_by_server(state, seat):
+                continue
+            clock = next(
+                (c for c in running if c.seat == seat and c.kind in ("turn", "decision")), None
+            )
+            key = self._notice_key(clock, seat)
+            name = state.players[seat].name
+            at = clock.at if clock is not None else None
+            if (key, seat, "to_move") not in self.noticed:
+                self.noticed.add((key, seat, "to_move"))
+                notices.send("to_move", self.table, key, seat, name, at, self.version)
+            if (
+                clock is not None
+                and clock.at - REMINDER_MS > self.timing.time
+                and (key, seat, "reminder") not in self.noticed
+            ):
+                reminders.append((clock.at - REMINDER_MS, clock))
+        return reminders
+
+    def _notice_key(self, clock: m.RunningClock | None, seat: int) -> str:
+        turn = self.state.turn
+        if (clock is None or clock.kind == "turn") and turn is not None and turn.seat == seat:
+            return f"turn{turn.number}"
+        return f"v{self.version}"
+
+    def _send_clocks(self, running: list[m.RunningClock]) -> None:
+        message = m.Clocks(self.table, self.version, tuple(running))
+        old = self.clocks.message if self.clocks is not None else None
+        if old is None and not running:
+            return  # nothing ran and nothing runs: no news
+        if isinstance(old, m.Clocks) and old.clocks == message.clocks:
+            return
+        self.clocks = Encoded(message)
+        self.clocks.send(self._sinks())
+        decisions = [c for c in running if c.kind == "decision"]
+        self.deadline = None
+        if decisions:
+            seats = tuple(c.seat for c in decisions)
+            self.deadline = m.Deadline(self.table, self.version, seats, decisions[0].at)
+            Encoded(self.deadline).send(self._sinks())
+
+    def _index_clock(self, at: int | None) -> None:
+        """Keep the earliest deadline of this table in the store's clock index, so that some
+        node acts on it even when no node has a session here (clockwork.py)."""
+        index = getattr(self.node, "clock_index", None)
+        if index is not None:
+            index.note(self.table, at)
+
+    async def _clocks_due(self, version: int, attempt: int = 0) -> None:
+        self._timer = None
+        if self.closed or self.version != version:
+            return
+        now = time.time() * 1000
+        away = self._away()
+        running = self.timing.running(self.state, away)
+        for at, clock in self._notify(running, away):
+            if at <= now + 5:
+                name = self.state.players[clock.seat].name
+                key = self._notice_key(clock, clock.seat)
+                self.noticed.add((key, clock.seat, "reminder"))
+                self.node.notices.send(
+                    "reminder", self.table, key, clock.seat, name, clock.at, self.version
+                )
+        due = [c for c in running if c.at <= now + 5]
+        if not due:
+            self._arm_timer()  # (a reminder, or presence changed meanwhile)
+            return
+        for clock in due:
             if self.closed or self.version != version:
                 return
             try:
-                outcome = await self.default(seat)
+                outcome = await self._time_out(clock)
             except StoreError:  # Redis is away: try again soon
-                self._retry_time_out(version, attempt + 1)
+                self._retry_clocks(version, attempt + 1)
                 return
             except TableError:
                 return
-            self.node.log_timeout(self.table, seat, outcome)
+            if outcome is not None:
+                self.node.log_timeout(self.table, clock.kind, clock.seat, outcome)
             version = self.version
+        if self.version == version:
+            self._arm_timer()
 
-    def _retry_time_out(self, version: int, attempt: int) -> None:
+    def _retry_clocks(self, version: int, attempt: int) -> None:
         loop = asyncio.get_running_loop()
         self._timer = loop.call_later(
-            retry_delay(attempt), lambda: loop.create_task(self._time_out(version, attempt))
+            retry_delay(attempt), lambda: loop.create_task(self._clocks_due(version, attempt))
         )
+
+    async def _time_out(self, clock: m.RunningClock) -> Outcome | None:
+        """Append what a clock that ran out does."""
+        state = self.state
+        seat = clock.seat
+        if clock.kind == "turn":
+            assert state.turn is not None
+            return await self.server_move(TimeOut(seat), f"timeout:{state.turn.number}:{seat}")
+        if clock.kind == "decision":
+            return await self.server_move(ApplyDefault(seat), f"default:{self.version}:{seat}")
+        return await self.server_move(HandOver(seat, "away"), f"away:{self.version}:{seat}")
+
+    async def server_move(self, command: Command, key: str, seat: int | None = None) -> Outcome:
+        """Decide and append a command the server makes (a timeout, a handover)."""
+        from echoridge.tables.runner import Outcome
+
+        async with self.lock:
+            rng = await self._rng()
+            if rng is None:
+                return Outcome("rejected", code="rules/game_not_started")
+            try:
+                events = decide(self.state, command, rng)
+            except RuleViolation as exc:
+                return Outcome("rejected", self.version, exc.code, exc.detail)
+            return await self._append(seat, key, command, events)
+
+    async def default(self, seat: int) -> Outcome:
+        """The server's timeout answer for a seat (rules.md §4.5.6)."""
+        return await self.server_move(ApplyDefault(seat), f"default:{self.version}:{seat}")
+
+    # --- players coming back --------------------------------------------------------------------
+
+    def _seat_attached(self, seat: int) -> None:
+        """A seat session joined: its player takes back a seat handed over while they were away."""
+        state = self.state
+        if (
+            state.status in (Status.PLAYING, Status.ACCUSING)
+            and 0 <= seat < len(state.players)
+            and state.players[seat].auto in TAKEN_BACK_ON_RETURN
+        ):
+            asyncio.get_running_loop().create_task(self._take_back(seat, self.version))
+
+    async def _take_back(self, seat: int, version: int, attempt: int = 0) -> None:
+        with contextlib.suppress(TableError):
+            try:
+                outcome = await self.server_move(TakeBack(seat), f"back:{version}:{seat}", seat)
+            except StoreError:
+                if not self.closed and attempt < 8:
+                    await asyncio.sleep(retry_delay(attempt + 1))
+                    await self._take_back(seat, self.version, attempt + 1)
+                return
+            if outcome.outcome == "stale" and not self.closed:
+                self._seat_attached(seat)  # the table moved on meanwhile: try at the new version
 
 
 def retry_delay(attempt: int) -> float:

@@ -25,6 +25,7 @@ from echoridge_protocol import messages as m
 if TYPE_CHECKING:
     from collections import deque
 
+    from echoridge.tables.chat import TableChat
     from echoridge.tables.lobby import Lobby
     from echoridge.tables.presence import TablePresence
 
@@ -113,12 +114,16 @@ class Viewers:
     credentials: dict[Sink, str]
     presence: TablePresence | None
     deadline: m.Deadline | None
+    clocks: Encoded | None
+    chat: TableChat
     _seat_check: asyncio.TimerHandle | None
 
     if TYPE_CHECKING:
 
         @property
         def version(self) -> int: ...
+
+        def _seat_attached(self, seat: int) -> None: ...
 
     def _sinks(self) -> Iterator[Sink]:
         """Every session of the table on this node."""
@@ -193,6 +198,8 @@ class Viewers:
         )
         Encoded(delta).send(group.sinks)
         group.view, group.version = new, version
+        if key == SPECTATORS:
+            self.chat.released(version)  # the table's chat lines said at this version
 
     async def attach(
         self,
@@ -242,20 +249,27 @@ class Viewers:
             else:
                 log = self._log(key, group.version)
                 hello = welcome(self.epoch, group.version, group.view, False, log)
+            hello = self.chat.welcome(hello, key, sink)  # with the recent chat it may read
             sink.deliver(codec.encode(hello, sink.subprotocol))
             for delta in backlog:
                 sink.deliver(codec.encode(delta, sink.subprotocol))
+            self.chat.caught_up(sink, key, hello.version or 0, group.version)
             group.sinks.add(sink)
             if self.deadline is not None and self.deadline.version == group.version:
                 sink.deliver(codec.encode(self.deadline, sink.subprotocol))
+            if self.clocks is not None:
+                sink.deliver(self.clocks(sink.subprotocol))
             if self.presence is not None:
                 self.presence.greet(sink)
                 self.presence.changed(self.groups)
+            if key != SPECTATORS:
+                self._seat_attached(key)
 
     def detach(self, sink: Sink) -> None:
         for group in self.groups.values():
             group.sinks.discard(sink)
         self.credentials.pop(sink, None)
+        self.chat.detach(sink)
         if self.presence is not None:
             self.presence.changed(self.groups)
 
@@ -281,6 +295,11 @@ class Viewers:
                     del self.credentials[sink]
                     sink.close(4001, "auth/bad_token: the seat was given up")
 
+    def table_closed(self) -> None:
+        """The table's creator closed it: every session here is closed (4004)."""
+        self._close_all(4004, "table/closed")
+        self.closed = True
+
     def _arm_seat_check(self) -> None:
         """Before the start, a seat given up on another node is noticed here within
         ``SEAT_CHECK_SECONDS`` (after the start, tokens never change: see ``_load_game``)."""
@@ -296,6 +315,9 @@ class Viewers:
         if self.closed or self.tokens is not None or not self.credentials:
             return
         with contextlib.suppress(StoreError, TableError):
+            if (await self.lobby.meta(self.table))["status"] == "closed":
+                self.table_closed()  # by its creator, on another node
+                return
             tokens = await self.lobby.token_hashes(self.table)
             if self.tokens is None:  # (the game may have been loaded meanwhile)
                 self._close_seats(lambda key, held: tokens.get(key) != held)

@@ -1,0 +1,122 @@
+"""The field kinds of protocol v2: the wire rules of one field of a message, declared next to
+it with ``Annotated[..., <kind>]`` (messages.py) and read by the codec and the schema generator."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Final, Literal
+
+SAFE_INT: Final = 2**53 - 1
+"""Every integer on the wire is within ±SAFE_INT, so JavaScript clients read it exactly."""
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A string of ``min_len``..``max_len`` characters (code points), matching ``pattern`` in
+    full when given; ``printable``: no control, format (such as bidirectional overrides) or
+    other non-printable characters; ``trimmed``: no whitespace at either end."""
+
+    min_len: int = 1
+    max_len: int = 64
+    pattern: str | None = None
+    printable: bool = False
+    trimmed: bool = False  # no whitespace at either end
+
+
+@dataclass(frozen=True, slots=True)
+class Int:
+    """An integer (never a boolean) in ``lo``..``hi``."""
+
+    lo: int = 0
+    hi: int = SAFE_INT
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """A boolean."""
+
+
+@dataclass(frozen=True, slots=True)
+class Blob:
+    """Bytes, ``min_len``..``max_len`` long: msgpack bin, or a lowercase hex string in JSON."""
+
+    min_len: int
+    max_len: int
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One of a few strings."""
+
+    options: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Items:
+    """A list of at most ``max_items`` values, each of kind ``item`` (a kind or a record class)."""
+
+    item: Kind | type
+    max_items: int
+
+
+@dataclass(frozen=True, slots=True)
+class AnyMap:
+    """An opaque map with string keys (a view, a transcript)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommandMap:
+    """An engine command as a map: a string ``type`` (``[a-z][a-z_]*``) and values that are
+    nil, booleans, integers, strings or (nested) lists of those."""
+
+
+@dataclass(frozen=True, slots=True)
+class OpList:
+    """Delta ops: a list of lists, each starting with the op name (a string)."""
+
+
+Kind = Text | Int | Flag | Blob | Choice | Items | AnyMap | CommandMap | OpList
+
+
+# --- limits and common field types ---------------------------------------------------------
+
+MAX_SEATS: Final = 4
+MAX_SPECTATOR_DELAY: Final = 1000
+MAX_TABLES_LISTED: Final = 1000
+MAX_FEATURES: Final = 64
+MAX_NAME_CHARS: Final = 32
+MAX_LOG_ENTRIES: Final = 100_000
+MAX_CLOCK_SECONDS: Final = 90 * 86400
+MAX_CHAT_CHARS: Final = 2000  # the codec's bound; the server's own limit is lower (SPEC.md §6.7)
+MAX_CHAT_LINES: Final = 200
+
+TABLE_ID_PATTERN: Final = r"[A-Za-z0-9_-]{1,64}"
+CODE_PATTERN: Final = r"[a-z]+/[a-z_]+"
+SENDER_PATTERN: Final = r"(seat|spectator):[0-9a-f]{1,32}"
+
+
+# Common field types.
+RequestId = Annotated[str, Text(1, 64)]
+TableId = Annotated[str, Text(1, 64, pattern=TABLE_ID_PATTERN)]
+Token = Annotated[str, Text(1, 128, pattern=r"[!-~]+")]
+Version = Annotated[int, Int(0, SAFE_INT)]
+SeatNo = Annotated[int, Int(0, MAX_SEATS - 1)]
+Code = Annotated[str, Text(3, 64, pattern=CODE_PATTERN)]
+Reason = Annotated[str, Text(0, 256, printable=True)]
+Sentence = Annotated[str, Text(0, 1024)]
+Bool = Annotated[bool, Flag()]
+View = Annotated[dict[str, Any], AnyMap()]
+
+Name = Annotated[str, Text(1, MAX_NAME_CHARS, printable=True, trimmed=True)]
+LogEntries = Annotated[tuple[dict[str, Any], ...], Items(AnyMap(), MAX_LOG_ENTRIES)]
+
+Seconds = Annotated[int, Int(0, MAX_CLOCK_SECONDS)]
+Millis = Annotated[int, Int(0, SAFE_INT)]  # a time: milliseconds since the Unix epoch (UTC)
+
+BotKind = Literal["random", "greedy"]
+ClockPreset = Literal["casual", "live", "correspondence", "custom"]
+ClockKind = Literal["turn", "decision", "handover"]
+Channel = Literal["table", "spectators"]
+TableStatus = Literal["waiting", "playing", "over"]
+SessionKind = Literal["lobby", "seat", "spectator"]
+Outcome = Literal["accepted", "rejected", "duplicate"]

@@ -1,0 +1,135 @@
+"""The nested records of protocol v2: maps without a ``type`` inside messages (messages.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from echoridge_protocol.kinds import (
+    MAX_CHAT_CHARS,
+    MAX_SEATS,
+    MAX_SPECTATOR_DELAY,
+    SAFE_INT,
+    SENDER_PATTERN,
+    Blob,
+    Bool,
+    BotKind,
+    Channel,
+    Choice,
+    ClockKind,
+    ClockPreset,
+    Int,
+    Items,
+    Millis,
+    Name,
+    SeatNo,
+    Seconds,
+    TableId,
+    TableStatus,
+    Text,
+    Version,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """The last point a client saw of its table: the table's ``epoch`` and the ``version``."""
+
+    epoch: Version
+    version: Version
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The server's limits for this connection (SPEC.md §2.4)."""
+
+    max_frame_bytes: Annotated[int, Int(1, SAFE_INT)]
+    commands_per_second: Annotated[int, Int(1, SAFE_INT)]
+    handshake_seconds: Annotated[int, Int(1, SAFE_INT)]
+    idle_seconds: Annotated[int, Int(1, SAFE_INT)]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """A taken seat in a ``tables`` listing: its player's display ``name`` and, for a seat the
+    server plays, the ``bot`` kind."""
+
+    seat: SeatNo
+    name: Name
+    bot: Annotated[BotKind, Choice(("random", "greedy"))] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPresence:
+    """Whether a seat's player is connected, and ``since`` when (milliseconds since the Unix
+    epoch, UTC): connected since, or away since."""
+
+    seat: SeatNo
+    connected: Bool
+    since: Version
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """A table's clocks, in seconds (0: none).  ``turn``: a turn's own time; ``bank``: each seat's
+    reserve, moved to a turn by ``extend_time``; ``decision``: the time for a decision owed;
+    ``grace``: how long a seat's player may be away during the game before the server plays the
+    seat; ``strikes``: after this many turns in a row timed out the server plays the seat (0:
+    never).  In ``create_table`` only ``preset`` is needed: a field left out takes the preset's
+    value (``custom`` starts from ``live``); a ``tables`` listing gives them all (SPEC.md §4.2)."""
+
+    preset: Annotated[ClockPreset, Choice(("casual", "live", "correspondence", "custom"))]
+    turn: Seconds | None = None
+    bank: Seconds | None = None
+    decision: Seconds | None = None
+    grace: Seconds | None = None
+    strikes: Annotated[int, Int(0, 10)] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunningClock:
+    """One clock that runs now: unless the table moves on first, at ``at`` the server plays
+    ``seat``'s turn (``turn``), answers its decision with the default (``decision``) or plays
+    the seat until its player is back (``handover``: the seat's player is away)."""
+
+    kind: Annotated[ClockKind, Choice(("turn", "decision", "handover"))]
+    seat: SeatNo
+    at: Millis
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLine:
+    """One chat message.  ``seq``: its number in its channel (1, 2, ...); ``sender``: who sent
+    it, stable for a seat (``seat:N``) and for one spectator's connection (``spectator:<hex>``),
+    the key to mute by; ``seat``: the sender's seat; ``version``: the table's version when it
+    was said; ``at``: when.  ``text`` is plain text, never markup."""
+
+    seq: Annotated[int, Int(1, SAFE_INT)]
+    channel: Annotated[Channel, Choice(("table", "spectators"))]
+    sender: Annotated[str, Text(1, 48, pattern=SENDER_PATTERN)]
+    name: Name
+    text: Annotated[str, Text(1, MAX_CHAT_CHARS)]
+    version: Version
+    at: Millis
+    seat: SeatNo | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TableInfo:
+    """One table of a ``tables`` listing.  ``taken``: seats already joined (``players``: who);
+    ``status``: ``waiting`` for players, ``playing`` (listed when it may be watched) or
+    ``over`` (only when asked for by id);
+    ``created``: creation time in milliseconds since the Unix epoch (UTC);
+    ``server_seed_commit``: SHA-256 of the table's server seed (§9.1)."""
+
+    table: TableId
+    status: Annotated[TableStatus, Choice(("waiting", "playing", "over"))]
+    seats: Annotated[int, Int(1, MAX_SEATS)]
+    taken: Annotated[int, Int(0, MAX_SEATS)]
+    players: Annotated[tuple[SeatInfo, ...], Items(SeatInfo, MAX_SEATS)]
+    public: Bool
+    spectators: Bool
+    spectator_delay: Annotated[int, Int(0, MAX_SPECTATOR_DELAY)]
+    created: Version
+    server_seed_commit: Annotated[bytes, Blob(32, 32)]
+    clock: Clock | None = None
