@@ -1,11 +1,16 @@
-"""The lobby: list tables (or look one up by id), create, join, leave and start tables, add
-bots, fetch transcripts.
+"""The lobby: list tables (or look one up by id), create (with a clock), join, leave and start
+tables, add bots, remove players and close tables (the creator's), fetch transcripts.
+
+``create`` returns ``created`` with its ``owner`` token (the creator's secret, SPEC.md §4.2),
+also kept in ``owners`` by table for this lobby's life; ``remove_player`` and ``close_table``
+need it.
 
 A request refused with ``server/unavailable`` (the server's store is away for a moment) is sent
 again after a jittered backoff when sending it twice cannot do harm: listing, transcripts,
 creating a table (a second, unused table at worst) and starting (the server completes a start
-that failed half-way).  ``join``, ``leave`` and ``add_bot`` are not: a lost answer may hide a
-seat taken or given up, so their refusal is the caller's to judge.
+that failed half-way).  ``join``, ``leave``, ``add_bot``, ``remove_player`` and ``close_table``
+are not: a lost answer may hide a seat taken or given up, so their refusal is the caller's to
+judge.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ class Lobby:
     def __init__(self, connection: Connection, retry_for: float = RETRY_SECONDS) -> None:
         self.connection = connection
         self.retry_for = retry_for
+        self.owners: dict[str, str] = {}  # table -> the owner token of a table created here
 
     @classmethod
     async def connect(cls, url: str, subprotocol: str = m.SUBPROTOCOL_MSGPACK) -> Lobby:
@@ -90,11 +96,21 @@ class Lobby:
         return next((t for t in reply.tables if t.table == table), None)
 
     async def create(
-        self, seats: int, *, public: bool = True, spectators: bool = True, spectator_delay: int = 0
+        self,
+        seats: int,
+        *,
+        public: bool = True,
+        spectators: bool = True,
+        spectator_delay: int = 0,
+        clock: m.Clock | None = None,
     ) -> m.Created:
-        request = m.CreateTable(self._id(), seats, public, spectators, spectator_delay)
+        """A new table; ``clock``: its clocks (None: the server's ``casual`` preset).  A clock
+        outside the server's limits is refused (``Refused``, ``table/bad_clock``)."""
+        request = m.CreateTable(self._id(), seats, public, spectators, spectator_delay, clock)
         reply = await self._reply(request, m.Created, retry=True)
         assert isinstance(reply, m.Created)
+        if reply.owner is not None:
+            self.owners[reply.table] = reply.owner
         return reply
 
     async def join(self, table: str, name: str, client_seed: bytes | None = None) -> m.Joined:
@@ -119,6 +135,18 @@ class Lobby:
         if kind not in ("random", "greedy"):
             raise ValueError("a bot is random or greedy")
         return await self._result(m.AddBot(self._id(), table, token, kind))  # type: ignore[arg-type]
+
+    async def remove_player(self, table: str, owner: str, seat: int) -> m.Result:
+        """The creator frees ``seat`` before the start (its player's sessions are closed)."""
+        return await self._result(m.RemovePlayer(self._id(), table, owner, seat))
+
+    async def close_table(self, table: str, owner: str) -> m.Result:
+        """The creator closes a table whose game never started (every session there is
+        closed, 4004; the table answers ``table/closed`` from then on)."""
+        result = await self._result(m.CloseTable(self._id(), table, owner))
+        if result.outcome == "accepted":
+            self.owners.pop(table, None)
+        return result
 
     async def transcript(self, table: str) -> dict[str, object]:
         reply = await self._reply(m.GetTranscript(self._id(), table), m.Transcript, retry=True)

@@ -15,7 +15,15 @@ starts it again, a resumed one keeps it and the missing deltas complete it, so a
 loses no entry and doubles none.  ``on_log(session, entries, reset)`` is told of every new batch;
 ``entries()`` iterates over the log as it grows.  ``presence``: the latest ``presence`` message
 (who is connected), when the server sends one; ``deadline``: the latest ``deadline`` (when the
-server will answer owed decisions; over once ``version`` has passed its version).
+server will answer owed decisions; over once ``version`` has passed its version); ``clocks``:
+the latest ``clocks`` (every clock that runs: turn, decision, handover, SPEC.md §6.6).
+
+A seat's own commands about the seat (SPEC.md §5.4: ``extend_time``, ``play_for_me``,
+``take_back``, ``vote_handover``) are listed apart from the moves, in ``you.controls``
+(``Seat.controls``); ``Seat.extend_time()``, ``play_for_me()``, ``take_back()`` and
+``vote_handover(target)`` send them like any command.  ``Seat.play`` and the bot policies choose
+only from ``you.legal``, never from the controls, and wait while the server plays the seat
+(``played_by_server``).
 """
 
 from __future__ import annotations
@@ -30,17 +38,22 @@ from echoridge_client.connection import TIMEOUT, Connection, hello, welcome_of
 from echoridge_client.errors import ClientError, Refused, RevealError
 from echoridge_client.retry import RETRY_SECONDS, Backoff, retryable
 from echoridge_client.reveals import Verifier
+from echoridge_client.seatclocks import SeatCommands, SessionClocks
 from echoridge_protocol import messages as m
 from echoridge_protocol.delta import DeltaError, apply
 
 RECONNECT_FIRST, RECONNECT_CAP = 0.05, 2.0  # seconds (jittered backoff, retry.py)
 RECONNECT_ATTEMPTS = 1000
 FINAL_CLOSES = {1000, 1008, 1009, 4000, 4001, 4004, 4009}  # do not reconnect after these
+# a refused move that only means "not now": look at the new view (the table moved on, or the
+# server plays this seat for the moment)
+WAIT_CODES = {"command/stale_version", "command/played_by_server"}
 
 
-class TableSession(SessionChat):
+class TableSession(SessionChat, SessionClocks):
     """What a seat and a spectator share: the mirror, the reader, reconnecting, the chat
-    (chat.py: ``chat``, ``on_chat``, ``say``, ``chat_options``, ``mute``)."""
+    (chat.py: ``chat``, ``on_chat``, ``say``, ``chat_options``, ``mute``), the clocks
+    (seatclocks.py: ``running``, ``played_by_server``, ``controls``)."""
 
     def __init__(
         self,
@@ -343,8 +356,9 @@ class Spectator(TableSession):
         return spectator
 
 
-class Seat(TableSession):
-    """A seat: its view, its legal commands, and ``act``."""
+class Seat(TableSession, SeatCommands):
+    """A seat: its view, its legal commands, and ``act``; its seat commands (seatclocks.py:
+    ``extend_time``, ``play_for_me``, ``take_back``, ``vote_handover``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -435,13 +449,15 @@ class Seat(TableSession):
         return lambda: self.version != version or self.over
 
     async def play(self, policy: Any, timeout: float | None = None) -> None:
-        """Play with ``policy`` (``choose(view, legal) -> command``) until the game is over."""
+        """Play with ``policy`` (``choose(view, legal) -> command``) until the game is over.
+        The policy sees ``you.legal`` only (never ``you.controls``); while the server plays the
+        seat (handed over, or a turn that timed out) it waits for the table to move on."""
         async with asyncio.timeout(timeout):
             while not self.over:
                 legal = self.legal
-                if not legal:
+                if not legal or self.played_by_server():
                     await self.wait(self._moved_on(self.version))
                     continue
                 result = await self.act(policy.choose(self.view, legal))
-                if result.outcome == "rejected" and result.code != "command/stale_version":
+                if result.outcome == "rejected" and result.code not in WAIT_CODES:
                     raise ClientError(f"the server refused a legal command: {result.code}")
