@@ -1,10 +1,10 @@
 """Clocks, absence and handover for a live session (SPEC.md §5.4, §6.6).
 
 ``TableSession`` (session.py) mixes ``SessionClocks`` in: ``running(kind, seat)`` lists the
-clocks of the latest ``clocks`` message that still hold (a message for an older version than
-the view's is over), ``played_by_server(seat)`` says whether the server plays a seat now
-(``players[i].auto``, or the rest of a turn whose clock ran out), and ``controls`` lists the
-seat commands of ``you.controls``.
+clocks of the latest ``clocks`` message (the newest replaces the ones before; it is not sent
+again while the clocks stay the same), ``played_by_server(seat)`` says whether the server
+plays a seat now (``players[i].auto``, or the rest of a turn whose clock ran out), and
+``controls`` lists the seat commands of ``you.controls``.
 
 ``Seat`` mixes ``SeatCommands`` in: ``extend_time()`` ("more time"), ``play_for_me()``,
 ``take_back()`` and ``vote_handover(target)`` send the matching map of ``you.controls`` with
@@ -42,10 +42,11 @@ class SessionClocks:
         return list(self._you().get("controls") or [])
 
     def running(self, kind: str | None = None, seat: int | None = None) -> list[m.RunningClock]:
-        """The clocks that run now (the latest ``clocks`` message, unless it is for an older
-        version than the view's, or the game is over), of that ``kind`` and ``seat``."""
+        """The clocks that run now (the latest ``clocks`` message; none once the game is over),
+        of that ``kind`` and ``seat``.  The server sends the message again only when the
+        running clocks change, so an older version's message still holds."""
         clocks = self.clocks
-        if clocks is None or clocks.version < self.version or self.view.get("status") == "over":
+        if clocks is None or self.view.get("status") == "over":
             return []
         return [
             c
