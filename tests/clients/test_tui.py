@@ -265,7 +265,8 @@ async def test_a_failed_reveal_check_raises_the_alarm() -> None:
     class Stub:
         table, version, verifier, on_update, on_log = "t-stub", 1, None, None, None
         log_whole = over = False
-        presence = None
+        presence = clocks = deadline = on_chat = None
+        chat: list[Any] = []  # noqa: RUF012
         view: dict[str, Any] = {"status": "playing", "you": None}  # noqa: RUF012
         log: list[dict[str, Any]] = []  # noqa: RUF012
         error: BaseException | None = None
@@ -295,9 +296,13 @@ class StubSession:
     table, version, verifier = "t-stub", 3, None
     on_update: Any = None
     on_log: Any = None
+    on_chat: Any = None
+    clocks: Any = None
+    deadline: Any = None
     error: BaseException | None = None
     log_whole = False
     over = False
+    chat: list[Any] = []  # noqa: RUF012
 
     def __init__(self, view: dict[str, Any], log: list[dict[str, Any]]) -> None:
         self.view = view

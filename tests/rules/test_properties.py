@@ -73,6 +73,8 @@ from echoridge.rules.data import (
     SurchargeToken,
 )
 from echoridge.rules.decisions import ChooseAccusation, ChooseSlot
+from echoridge.rules.engine import check
+from echoridge.rules.legal import seat_controls
 from echoridge.rules.model import ClueKind, Phase, Place
 from echoridge.rules.serial import digest, from_plain, load, to_plain
 from echoridge.simulate import acting_seat
@@ -226,6 +228,18 @@ def owes_something(state: State, seat: int) -> bool:
     return turn is not None and turn.seat == seat and turn.phase in (Phase.W3, Phase.W4)
 
 
+def seat_moves(state: State, seat: int) -> list[c.Command]:
+    """The seat commands a seat may send now, and the server's time out and handover."""
+    out = list(seat_controls(state, seat))
+    for server in (c.TimeOut(seat), c.HandOver(seat, "away")):
+        try:
+            check(state, server)
+        except RuleViolation:
+            continue
+        out.append(server)
+    return out
+
+
 def next_actor(state: State, r: random.Random) -> int | None:
     if state.pending and all(isinstance(d, ChooseAccusation) for d in state.pending):
         return r.choice([d.seat for d in state.pending])  # accusations in any order
@@ -240,7 +254,8 @@ def play_game(
     r = random.Random(choices)
     rng = Rng(seed, TABLE)
     state = State()
-    cmd: c.Command = c.StartGame(players)
+    # With defaults, the table also has a turn clock, and seats and clocks act now and then
+    cmd: c.Command = c.StartGame(players, clock=(60, 120, 2) if defaults else ())
     steps: list[Step] = []
     while True:
         events = decide(state, cmd, rng)
@@ -256,6 +271,11 @@ def play_game(
         if defaults and owes_something(state, seat) and r.random() < defaults:
             cmd = c.ApplyDefault(seat)
             continue
+        if defaults and r.random() < defaults / 4:
+            seat_commands = seat_moves(state, r.randrange(players))
+            if seat_commands:
+                cmd = r.choice(seat_commands)
+                continue
         options = legal_actions(state, seat)
         assert options, f"seat {seat} owes a move but has no legal action"
         if policy == "purposeful":
@@ -891,7 +911,7 @@ def test_same_seed_same_game_and_other_seed_other_setup(params: tuple, other: by
     ]
 
     def setup(seed: bytes, table: str = TABLE) -> ev.GameStarted:
-        events = decide(State(), c.StartGame(game.players), Rng(seed, table))
+        events = decide(State(), game.commands[0], Rng(seed, table))
         return next(e for e in events if isinstance(e, ev.GameStarted))
 
     assert (
