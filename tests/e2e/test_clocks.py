@@ -175,6 +175,7 @@ async def test_a_node_with_nobody_at_the_table_fires_its_clock(
     async with Client.connect(a.url) as solo:
         await solo.hello(table=table, token=tokens[0])
         await solo.until_version(1)
+        await asyncio.sleep(0.5)  # (the node writes its clock index in batches: let it)
     a.kill()  # no node runs the table now
     b = servers(*FAST)
     async with asyncio.timeout(20):

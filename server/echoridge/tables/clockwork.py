@@ -20,6 +20,7 @@ from echoridge.store import StoreError
 from echoridge.tables.errors import TableError
 
 POLL_SECONDS = 1.0
+BATCH_SECONDS = 0.1  # notes gathered before one write to the index
 
 log = get_logger("echoridge.tables")
 
@@ -67,6 +68,7 @@ class Clockwork:
             self._wake.clear()
             try:
                 if self.notes:
+                    await asyncio.sleep(BATCH_SECONDS)  # gather the notes of many tables
                     await self._flush()
                 if time.monotonic() >= next_poll:
                     next_poll = time.monotonic() + self.poll_seconds

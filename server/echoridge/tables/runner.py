@@ -98,6 +98,8 @@ class TableRunner(Viewers, ServerMoves):
         self.timing = Timing(ClockSettings())
         self.clocks: Encoded | None = None
         self.noticed: set[tuple[str, int, str]] = set()
+        self.refused_clocks: set[tuple[int, str, int]] = set()
+        self.indexed: int | None = -1  # (nothing noted yet)
         self.history: deque[tuple[int, State]] = deque(maxlen=HISTORY)
         self.told: list[tuple[Told, ...]] = [()]  # per version: what each audience is told
         self.groups: dict[int, Group] = {}

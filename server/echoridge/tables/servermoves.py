@@ -66,6 +66,8 @@ class ServerMoves:
     deadline: m.Deadline | None  # the running decision clock, as sent (v2 ``deadline``)
     clocks: Encoded | None  # the running clocks, as sent
     noticed: set[tuple[str, int, str]]  # the notices this runner has sent: (key, seat, kind)
+    refused_clocks: set[tuple[int, str, int]]  # (version, kind, seat): its move was refused
+    indexed: int | None  # the deadline last noted in the clock index
     _timer: asyncio.TimerHandle | None
 
     if TYPE_CHECKING:
@@ -159,7 +161,7 @@ class ServerMoves:
         if self.closed:
             return
         away = self._away()
-        running = self.timing.running(self.state, away)
+        running = self._running(away)
         self._send_clocks(running)
         reminders = self._notify(running, away)
         wake = min([c.at for c in running] + [at for at, _ in reminders], default=None)
@@ -228,11 +230,21 @@ class ServerMoves:
             self.deadline = m.Deadline(self.table, self.version, seats, decisions[0].at)
             Encoded(self.deadline).send(self._sinks())
 
+    def _running(self, away: dict[int, int] | None) -> list[m.RunningClock]:
+        """The running clocks, but those whose move was refused at this version (so a clock
+        that cannot act never fires again and again)."""
+        return [
+            c
+            for c in self.timing.running(self.state, away)
+            if (self.version, c.kind, c.seat) not in self.refused_clocks
+        ]
+
     def _index_clock(self, at: int | None) -> None:
         """Keep the earliest deadline of this table in the store's clock index, so that some
         node acts on it even when no node has a session here (clockwork.py)."""
         index = getattr(self.node, "clock_index", None)
-        if index is not None:
+        if index is not None and at != self.indexed:
+            self.indexed = at
             index.note(self.table, at)
 
     async def _clocks_due(self, version: int, attempt: int = 0) -> None:
@@ -241,7 +253,7 @@ class ServerMoves:
             return
         now = time.time() * 1000
         away = self._away()
-        running = self.timing.running(self.state, away)
+        running = self._running(away)
         for at, clock in self._notify(running, away):
             if at <= now + 5:
                 name = self.state.players[clock.seat].name
@@ -266,6 +278,8 @@ class ServerMoves:
                 return
             if outcome is not None:
                 self.node.log_timeout(self.table, clock.kind, clock.seat, outcome)
+                if outcome.outcome == "rejected":
+                    self.refused_clocks.add((version, clock.kind, clock.seat))
             version = self.version
         if self.version == version:
             self._arm_timer()
