@@ -13,6 +13,7 @@ from echoridge.tables.errors import TableError
 from echoridge_protocol import messages as m
 
 RNG = Rng(b"\x05" * 32, "timing")
+T0 = 1_767_225_600_000  # ms: the entries' times
 LIVE = ClockSettings("custom", turn=60, bank=100, decision=20, grace=30, strikes=2)
 
 
@@ -63,17 +64,17 @@ def test_the_turn_clock_stops_while_the_game_waits_on_another_seat() -> None:
     state = started(3)
     seat = state.turn.seat
     other = (seat + 1) % 3
-    timing.advance(state, 0)
+    timing.advance(state, T0)
     # (the states the engine reaches when another seat owes a decision during this turn)
     waiting = state.but(pending=(ChooseGain(other),))
-    timing.advance(waiting, 10_000)  # 10 s of the turn used, then the wait begins
+    timing.advance(waiting, T0 + 10_000)  # 10 s of the turn used, then the wait begins
     assert [x.kind for x in timing.running(waiting)] == ["decision"]  # no turn clock
-    timing.advance(state.but(pending=(ChooseGain(seat),)), 40_000)  # 30 s later: back to it
+    timing.advance(state.but(pending=(ChooseGain(seat),)), T0 + 40_000)  # 30 s later: back to it
     [turn] = [x for x in timing.running(state) if x.kind == "turn"]
-    assert turn.at == 60_000 + 30_000  # the 30 s spent on the other seat did not count
-    timing.advance(state, 45_000)
+    assert turn.at == T0 + 60_000 + 30_000  # the 30 s spent on the other seat did not count
+    timing.advance(state, T0 + 45_000)
     [turn] = [x for x in timing.running(state) if x.kind == "turn"]
-    assert turn.at == 90_000
+    assert turn.at == T0 + 90_000
 
 
 def test_decision_and_handover_clocks() -> None:
@@ -95,7 +96,7 @@ def test_nothing_runs_before_or_after_the_game_or_for_a_timed_out_turn() -> None
     timing = Timing(LIVE)
     assert timing.running(State()) == []
     state = started()
-    timing.advance(state, 1)
+    timing.advance(state, T0)
     state = step(state, c.TimeOut(state.turn.seat))
-    timing.advance(state, 2)
+    timing.advance(state, T0 + 1)
     assert not [x for x in timing.running(state) if x.kind == "turn"]

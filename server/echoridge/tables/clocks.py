@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import time as wall_clock
 from dataclasses import asdict, dataclass, replace
 from typing import Any, cast
 
@@ -148,8 +149,8 @@ class Timing:
 
     def advance(self, state: State, time: int) -> None:
         """The table reached a new version, appended at ``time`` (ms; 0: unknown, taken as
-        the time before)."""
-        time = time or self.time
+        the time before; entries from before clocks existed have none: then now)."""
+        time = time or self.time or int(wall_clock.time() * 1000)
         if not self.started and state.status is not Status.NEW:
             self.started = time
         turn = state.turn
