@@ -23,9 +23,9 @@ from echoridge.rules.cards import check_play, exec_play
 from echoridge.rules.context import Ctx
 from echoridge.rules.errors import RuleViolation
 from echoridge.rules.events import Continued, Event
-from echoridge.rules.model import Phase, State, Status
+from echoridge.rules.model import Phase, State
 from echoridge.rules.rng import Rng
-from echoridge.rules.seats import check_seat_command
+from echoridge.rules.seats import check_game_on, check_seat_command
 from echoridge.rules.serial import conforms
 from echoridge.rules.setup import check_start, exec_start
 
@@ -68,12 +68,7 @@ def check(state: State, command: c.Command) -> Execute:
 
 def _check_default(state: State, seat: int) -> Execute:
     """A timed-out decision gets its default; an open W3/W4 window is closed."""
-    if state.status is Status.NEW:
-        raise RuleViolation("rules/game_not_started", "The game has not started yet.")
-    if state.status is Status.OVER:
-        raise RuleViolation("rules/game_over", "The game is over.")
-    if not 0 <= seat < len(state.players):
-        raise RuleViolation("rules/unknown_seat", "There is no such seat at this table.")
+    check_game_on(state, seat)
     decision = owed(state, seat)
     if decision is not None:
         return partial(exec_default, decision=decision)

@@ -41,8 +41,13 @@ from echoridge.rules.queries import ability, face_down_tokens, surcharges
 def legal_actions(state: State, seat: int) -> tuple[c.Command, ...]:
     if state.status in (Status.NEW, Status.OVER) or not 0 <= seat < len(state.players):
         return ()
+    return _accepted(state, _candidates(state, seat))
+
+
+def _accepted(state: State, candidates: list[c.Command]) -> tuple[c.Command, ...]:
+    """The candidates ``check`` accepts, in order."""
     out = []
-    for cmd in _candidates(state, seat):
+    for cmd in candidates:
         try:
             check(state, cmd)
         except RuleViolation:
@@ -58,14 +63,7 @@ def seat_controls(state: State, seat: int) -> tuple[c.Command, ...]:
         return ()
     candidates: list[c.Command] = [c.ExtendTime(seat), c.PlayForMe(seat), c.TakeBack(seat)]
     candidates += [c.VoteHandover(seat, t) for t in range(len(state.players)) if t != seat]
-    out = []
-    for cmd in candidates:
-        try:
-            check(state, cmd)
-        except RuleViolation:
-            continue
-        out.append(cmd)
-    return tuple(out)
+    return _accepted(state, candidates)
 
 
 def _candidates(state: State, seat: int) -> list[c.Command]:

@@ -110,13 +110,18 @@ def check_seat_command(
             return partial(_vote, seat=seat, target=target)
 
 
-def _person(state: State, seat: int) -> None:
+def check_game_on(state: State, seat: int) -> None:
+    """The game is on and ``seat`` is one of its seats."""
     if state.status is Status.NEW:
         raise RuleViolation("rules/game_not_started", "The game has not started yet.")
     if state.status is Status.OVER:
         raise RuleViolation("rules/game_over", "The game is over.")
     if not 0 <= seat < len(state.players):
         raise RuleViolation("rules/unknown_seat", "There is no such seat at this table.")
+
+
+def _person(state: State, seat: int) -> None:
+    check_game_on(state, seat)
     if state.players[seat].bot:
         raise RuleViolation("rules/bot_seat", "The server plays that seat with a bot.")
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import dataclass
 from typing import Any
 
 from echoridge.logs import get_logger
@@ -29,60 +30,54 @@ KEEP_SECONDS = 8 * 86400  # how long a sent notice's id is remembered
 log = get_logger("echoridge.tables")
 
 
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """One notice: ``kind`` (to_move, reminder) of ``seat`` at ``table``; ``key`` names what it
+    is about (``turnN``: a turn, ``vN``: a version's decision), so it is sent once."""
+
+    kind: str
+    table: str
+    key: str
+    seat: int
+    name: str
+    deadline: int | None
+    version: int
+
+
 class Notices:
     def __init__(self, redis: Redis, notifier: Any) -> None:
         self.redis = redis
         self.notifier = notifier
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def send(
-        self,
-        kind: str,
-        table: str,
-        key: str,
-        seat: int,
-        name: str,
-        deadline: int | None,
-        version: int,
-    ) -> None:
-        """Send notice ``kind`` (to_move, reminder) once per ``key`` (what it is about: a turn
-        or a version); never awaits."""
-        task = asyncio.get_running_loop().create_task(
-            self._send(kind, table, key, seat, name, deadline, version)
-        )
+    def send(self, notice: Notice) -> None:
+        """Send ``notice`` once per its ``key`` (what it is about: a turn or a version); never
+        awaits."""
+        task = asyncio.get_running_loop().create_task(self._send(notice))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _send(
-        self,
-        kind: str,
-        table: str,
-        key: str,
-        seat: int,
-        name: str,
-        deadline: int | None,
-        version: int,
-    ) -> None:
-        notice_id = f"{table}:{key}:{seat}:{kind}"
+    async def _send(self, n: Notice) -> None:
         with contextlib.suppress(StoreError):
             async with redis_errors("claiming a notice"):
                 claimed = await self.redis.set(
-                    f"er:{{{table}}}:notice:{key}:{seat}:{kind}", "1", nx=True, ex=KEEP_SECONDS
-                )
+                    f"er:{{{n.table}}}:notice:{n.key}:{n.seat}:{n.kind}", "1",
+                    nx=True, ex=KEEP_SECONDS,
+                )  # fmt: skip
             if not claimed:
                 return  # another node sent it
             event: dict[str, Any] = {
-                "id": notice_id,
-                "type": kind,
-                "table": table,
-                "seat": seat,
-                "name": name,
-                "version": version,
+                "id": f"{n.table}:{n.key}:{n.seat}:{n.kind}",
+                "type": n.kind,
+                "table": n.table,
+                "seat": n.seat,
+                "name": n.name,
+                "version": n.version,
             }
-            if deadline is not None:
-                event["deadline"] = deadline
+            if n.deadline is not None:
+                event["deadline"] = n.deadline
             if not self.notifier.submit(event):
-                log.info("notice dropped", table=table, seat=seat, kind=kind)
+                log.info("notice dropped", table=n.table, seat=n.seat, kind=n.kind)
 
     async def close(self) -> None:
         for task in list(self._tasks):

@@ -32,7 +32,7 @@ from echoridge.rules.serial import load
 from echoridge.store import StoreError
 from echoridge.tables.clocks import ClockSettings, Timing, waiting_on
 from echoridge.tables.errors import TableError
-from echoridge.tables.notices import REMINDER_MS
+from echoridge.tables.notices import REMINDER_MS, Notice
 from echoridge.tables.viewers import Encoded, Sink, viewer_view
 from echoridge_protocol import messages as m
 
@@ -199,7 +199,7 @@ class ServerMoves:
             at = clock.at if clock is not None else None
             if (key, seat, "to_move") not in self.noticed:
                 self.noticed.add((key, seat, "to_move"))
-                notices.send("to_move", self.table, key, seat, name, at, self.version)
+                notices.send(Notice("to_move", self.table, key, seat, name, at, self.version))
             if (
                 clock is not None
                 and clock.at - REMINDER_MS > self.timing.time
@@ -260,7 +260,7 @@ class ServerMoves:
                 key = self._notice_key(clock, clock.seat)
                 self.noticed.add((key, clock.seat, "reminder"))
                 self.node.notices.send(
-                    "reminder", self.table, key, clock.seat, name, clock.at, self.version
+                    Notice("reminder", self.table, key, clock.seat, name, clock.at, self.version)
                 )
         due = [c for c in running if c.at <= now + 5]
         if not due:
