@@ -4,8 +4,12 @@ reveal check raises.
 Left: the city, the time track, the event slots and evidence, the officers.  Right: what the
 menu is for, the menu (one entry per command of ``you.legal``, Enter sends it with
 ``Seat.act``), the seat's mat, hand and knowledge, and the game log: the session's log entries
-(SPEC.md §6.3) in words (``logpanel``).  The screen redraws at most ten times a second.  ``?``
-or F1 opens the help screen (how to play, what the board shows).
+(SPEC.md §6.3) in words (``logpanel``).  Under the officers, each seat's running clocks,
+bank, and away and "played by the server" markers (``clocks``); t (more time), p (play for me),
+b (take my seat back) and v (vote to let the server play for an away player) send the seat's
+``you.controls``.  While the server plays the seat the menu offers nothing.  The screen redraws
+at most ten times a second.  ``?`` or F1 opens the help screen (how to play, what the board
+shows).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from textual.widgets.option_list import Option
 
 from echoridge_client.errors import ClientError, RevealError
 from echoridge_client.session import Seat, TableSession
-from echoridge_client.tui import logpanel, panels, render
+from echoridge_client.tui import clocks, logpanel, panels, render
 from echoridge_client.tui.chatpanel import ChatPanel
 from echoridge_client.tui.describe import describe, menu_order, my_seat, names, prompt
 from echoridge_client.tui.help import HelpScreen
@@ -37,6 +41,10 @@ class GameScreen(Screen[None]):
         Binding("m", "focus_menu", "Menu"),
         Binding("r", "show_result", "Result", show=False),
         Binding("question_mark,f1", "help", "How to play"),
+        Binding("t", "control('extend_time')", "More time"),
+        Binding("p", "control('play_for_me')", "Play for me"),
+        Binding("b", "control('take_back')", "Take back"),
+        Binding("v", "control('vote_handover')", "Vote", show=False),
     ]
 
     def __init__(self, session: TableSession, *, read_only: bool) -> None:
@@ -52,6 +60,7 @@ class GameScreen(Screen[None]):
         self.alerted: BaseException | None = None
         self.log_lines: list[str] = []  # every line of the log panel, for tests
         self.sent = 0  # commands chosen from the menu
+        self.served = False  # the server plays this seat now
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -61,6 +70,7 @@ class GameScreen(Screen[None]):
                 yield Static(id="city")
                 yield Static(id="track")
                 yield Static(id="officers")
+                yield Static(id="clocks")
                 yield Static(id="events")
                 yield Static(id="evidence")
             with Vertical(id="side"):
@@ -111,8 +121,8 @@ class GameScreen(Screen[None]):
         if error is not None and error is not self.alerted:
             self.alerted = error
             self.alarm(error)
-        shown = clock_text(self.session)
-        if shown != self.clock_shown:  # the decision clock ticks
+        shown = clock_text(self.session) + clocks.seats(self.session).plain
+        if shown != self.clock_shown:  # the clocks tick
             self.clock_shown, self.dirty = shown, True
         if not self.dirty:
             return
@@ -144,6 +154,7 @@ class GameScreen(Screen[None]):
         self.query_one("#evidence", Static).update(render.evidence(view, checked))
         presence = getattr(self.session, "presence", None)
         self.query_one("#officers", Static).update(render.officers(view, presence))
+        self.query_one("#clocks", Static).update(clocks.seats(self.session))
         self.query_one("#you", Static).update(panels.you(view, checked))
         title = f"{prompt(view)}   [version {self.session.version}, {view.get('status')}"
         if presence is not None:
@@ -162,18 +173,22 @@ class GameScreen(Screen[None]):
 
     def _menu(self, view: dict[str, Any]) -> None:
         menu = self.query_one("#menu", OptionList)
-        legal = [] if self.read_only else list((view.get("you") or {}).get("legal") or [])
+        served = clocks.played_by_server(view, my_seat(view))
+        legal = [] if self.read_only or served else list((view.get("you") or {}).get("legal") or [])
         if self.sending:
             menu.disabled = True
             return
-        if legal != self.commands or self.menu_version < 0:
-            self.commands = legal
+        if legal != self.commands or self.menu_version < 0 or served != self.served:
+            self.commands, self.served = legal, served
             self.menu_version = self.session.version
             menu.clear_options()
             if self.read_only:
                 menu.add_option(Option("(spectating: no actions)", disabled=True))
             elif view.get("status") == "over":
                 menu.add_option(Option("(the game is over: r shows the result)", disabled=True))
+            elif served:
+                words = "(the server plays for you now: b takes a handed-over seat back)"
+                menu.add_option(Option(words, disabled=True))
             elif not legal:
                 menu.add_option(Option("(nothing to do: waiting)", disabled=True))
             else:
@@ -223,6 +238,22 @@ class GameScreen(Screen[None]):
             self.commands = []
             self.menu_version = -2
             self.dirty = True
+
+    def action_control(self, kind: str) -> None:
+        """t, p, b, v: the seat command of ``you.controls`` of that kind, if it is offered."""
+        if self.read_only or self.sending:
+            return
+        command = clocks.control_for(self.session, kind)
+        if command is None:
+            words = {"extend_time": "More time", "play_for_me": "Play for me",
+                     "take_back": "Taking the seat back", "vote_handover": "A vote"}  # fmt: skip
+            self.query_one("#log", RichLog).write(
+                Text(f"{words.get(kind, kind)} is not possible now.", style="yellow")
+            )
+            return
+        self.sending = True
+        self.dirty = True
+        self.run_worker(self._send(command), group="act", exclusive=True)
 
     def action_focus_menu(self) -> None:
         self.query_one("#menu", OptionList).focus()

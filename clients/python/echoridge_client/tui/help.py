@@ -118,7 +118,17 @@ def actions() -> RenderableType:
 
 KEYS = """\
 Enter: send the highlighted menu entry    m: back to the menu    r: the result (after the game)
+t: more time (moves time from your bank to this turn)    p: play for me (the server plays your
+seat)    b: take my seat back    v: vote to let the server play for a player who is away
 ?/F1: this screen    Escape: back    q: quit"""
+
+CLOCKS = """\
+A table may have a clock. Under the officers each seat shows its running clocks counting down:
+"turn 1:12 left" (then the server plays the rest of that turn), "decision 0:40 left" (then the
+server answers by default), "handover in 2:00" for a player who is away (then the server plays
+the seat until they come back), and its time bank. "away since 14:03": nobody is connected for
+that seat. "played by the server (reason)": the server plays that seat now; reconnecting takes
+it back, or b (after p, only b does)."""
 
 
 def how_to_play() -> RenderableType:
@@ -132,6 +142,7 @@ def how_to_play() -> RenderableType:
         head("The actions"), actions(),
         head("Evidence and the murderer's traits"), Text(EVIDENCE),
         head("The board"), glyphs(),
+        head("Clocks, absence and handover"), Text(CLOCKS),
         head("Keys"), Text(KEYS),
     )  # fmt: skip
 
