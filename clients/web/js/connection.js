@@ -253,8 +253,8 @@ export async function openSession(url, fields, handlers) {
   }
 }
 
-// The lobby (§4): list, create, join, leave, start, add bots, transcripts. It connects on first
-// use and again after a drop.
+// The lobby (§4): list, create, join, leave, start, add bots, remove players and close tables
+// (the creator's), transcripts. It connects on first use and again after a drop.
 export class Lobby {
   constructor(url = serverUrl()) {
     this.url = url;
@@ -316,9 +316,20 @@ export class Lobby {
     return row;
   }
 
-  create(seats, { isPublic = true, spectators = true, delay = 0 } = {}) {
+  // `clock`: create_table.clock (SPEC.md §4.2), or null for the server's casual preset.
+  // The reply (created) carries the creator's `owner` token.
+  create(seats, { isPublic = true, spectators = true, delay = 0, clock = null } = {}) {
     const message = { type: "create_table", seats, public: isPublic, spectators, spectator_delay: delay };
+    if (clock) message.clock = clock;
     return this.request(message, undefined, { retry: true });
+  }
+
+  removePlayer(table, owner, seat) {
+    return this.result({ type: "remove_player", table, owner, seat });
+  }
+
+  closeTable(table, owner) {
+    return this.result({ type: "close_table", table, owner });
   }
 
   join(table, name, clientSeed) {

@@ -1,6 +1,8 @@
-// The lobby page: the public tables waiting for players (join or watch), creating a table,
+// The lobby page: the public tables waiting for players (join or watch), creating a table
+// (with its clock: clocks.js; the creator's owner token is kept, store.js),
 // the tables this browser holds a seat at, joining or watching by link or id, and how to play.
 
+import { clockChoice, clockWords } from "./clocks.js";
 import { h, replace } from "./dom.js";
 import { joinTable } from "./entry.js";
 import { helpButton } from "./help.js";
@@ -36,12 +38,14 @@ export class LobbyPage {
       h("option", { value: "0" }, "no bots (invite friends)"),
       h("option", { value: "fill-greedy", selected: true }, "fill the other seats with greedy bots"),
       h("option", { value: "fill-random" }, "fill the other seats with random bots"));
+    const clock = clockChoice();
     this.status = h("p", { class: "status", role: "status", id: "lobby-status" });
     const create = h("form", { class: "card", id: "create-form", "aria-labelledby": "create-title" },
       h("h2", { id: "create-title" }, "Create a table"),
       h("div", { class: "field" }, h("label", { for: "name" }, "Your name"), name),
       h("div", { class: "field" }, h("label", { for: "seats" }, "Seats"), seats),
       h("div", { class: "field" }, h("label", { for: "bots" }, "Bots"), bots),
+      clock.el,
       h("div", { class: "field check" }, isPublic, h("label", { for: "public" }, "Public: listed here, anyone with the link may watch")),
       h("div", { class: "field check" }, spectators, h("label", { for: "spectators" }, "Spectators may watch")),
       h("div", { class: "field" }, h("label", { for: "delay" }, "Spectator delay (moves behind)"), delay),
@@ -55,6 +59,7 @@ export class LobbyPage {
         spectators: spectators.checked,
         delay: Math.max(0, Math.min(100, Number(delay.value) || 0)),
         bots: bots.value,
+        clock: clock.read(),
       });
     });
 
@@ -148,19 +153,20 @@ export class LobbyPage {
 
   tableList(tables, joinable) {
     return h("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": joinable ? "Tables waiting for players" : "Games being played" }, h("table", { class: "tables" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Table"), h("th", {}, "Players"), h("th", {}, "Seats"), h("th", {}, "Spectators"), h("th", {}, h("span", { class: "visually-hidden" }, "Actions")))),
+      h("thead", {}, h("tr", {}, h("th", {}, "Table"), h("th", {}, "Players"), h("th", {}, "Seats"), h("th", {}, "Clock"), h("th", {}, "Spectators"), h("th", {}, h("span", { class: "visually-hidden" }, "Actions")))),
       h("tbody", {}, tables.map((t) => h("tr", { "data-table": t.table, "data-status": t.status || "waiting" },
         h("td", {}, h("span", { class: "table-id" }, t.table), h("br"),
           h("small", { class: "muted" }, `created ${new Date(t.created).toLocaleTimeString()}`)),
         h("td", { class: "players" }, (t.players || []).map((p, i) => [i ? ", " : "", p.bot ? `${p.name} (bot)` : String(p.name)])),
         h("td", {}, `${t.taken} of ${t.seats}`),
+        h("td", { class: "clock-words", "data-clock-preset": t.clock ? t.clock.preset : "" }, t.clock ? clockWords(t.clock) : "—"),
         h("td", {}, t.spectators ? (t.spectator_delay ? `yes, ${t.spectator_delay} behind` : "yes") : "no"),
         h("td", { class: "row-actions" },
           joinable ? h("a", { href: `#/table/${t.table}`, class: "button-link", "data-key": `join-${t.table}` }, "Join") : null, " ",
           t.spectators ? h("a", { href: `#/watch/${t.table}`, class: "button-link", "data-key": `watch-${t.table}` }, "Watch") : null))))));
   }
 
-  async create({ name, seats, isPublic, spectators, delay, bots }) {
+  async create({ name, seats, isPublic, spectators, delay, bots, clock }) {
     if (!name) {
       this.say("Choose a name first.");
       this.root.querySelector("#name").focus();
@@ -169,7 +175,8 @@ export class LobbyPage {
     store.keepName(name);
     this.say("Creating the table…");
     try {
-      const created = await this.lobby.create(seats, { isPublic, spectators, delay });
+      const created = await this.lobby.create(seats, { isPublic, spectators, delay, clock });
+      store.keepOwner(created.table, created.owner);
       const record = await joinTable(this.lobby, created.table, name, {
         seats, public: isPublic, server_seed_commit: created.server_seed_commit,
       });

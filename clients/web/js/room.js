@@ -1,7 +1,10 @@
 // The waiting room of a table not started yet: the invite link, the seats and who sits in them
-// (lobby `list_tables` with `table`, polled while waiting), bots, start, leave. What it shows is
-// rewritten only when its text changes, so its live regions speak only of real changes.
+// (lobby `list_tables` with `table`, polled while waiting), its clock, bots, start, leave; for
+// the table's creator (this browser kept created.owner) removing a player and closing the
+// table (SPEC.md §4.4). What it shows is rewritten only when its text changes, so its live
+// regions speak only of real changes.
 
+import { clockWords } from "./clocks.js";
 import { errorText, inviteLink } from "./entry.js";
 import { h, replace } from "./dom.js";
 import { presenceDot, seatBadge } from "./panels.js";
@@ -36,10 +39,11 @@ export class WaitingRoom {
     const page = this.page;
     const table = page.table;
     this.count = h("p", { id: "room-seats", role: "status" });
+    this.clock = h("p", { id: "room-clock" });
     this.list = h("ul", { class: "plain seat-list", id: "room-seat-list", "aria-label": "Seats" });
     if (page.spectate) {
       replace(this.el, h("h2", {}, "Waiting for the game to start"),
-        h("p", {}, "The board appears when the players start the game."), this.count, this.list);
+        h("p", {}, "The board appears when the players start the game."), this.clock, this.count, this.list);
     } else {
       const link = inviteLink(table);
       const kind = h("select", { id: "bot-kind", "aria-label": "Bot kind" },
@@ -53,6 +57,7 @@ export class WaitingRoom {
         h("div", { class: "row" },
           h("input", { id: "invite-link", readonly: true, value: link, onfocus: (e) => e.target.select() }),
           h("button", { type: "button", id: "copy-invite", onclick: () => page.copy(link, "Invite link copied") }, "Copy")),
+        this.clock,
         this.count,
         this.list,
         h("div", { class: "row" }, kind,
@@ -60,6 +65,8 @@ export class WaitingRoom {
         h("div", { class: "buttons" },
           h("button", { type: "button", class: "primary", id: "start-game", onclick: () => this.action(() => page.lobby.start(table, this.record.token), "The game starts!") }, "Start the game"),
           h("button", { type: "button", id: "leave-seat", onclick: () => this.leave() }, "Give up my seat")),
+        this.owner() ? h("div", { class: "buttons owner" },
+          h("button", { type: "button", id: "close-table", onclick: () => this.closeTable() }, "Close the table for everyone")) : null,
         this.status);
     }
     this.poll();
@@ -81,11 +88,14 @@ export class WaitingRoom {
       text = "Looking up the seats…";
     }
     if (this.count.textContent !== text) this.count.textContent = text;
+    const clock = info && info.clock ? `Clock: ${clockWords(info.clock)}.` : "";
+    if (this.clock.textContent !== clock) this.clock.textContent = clock;
     const presence = page.session && page.session.presence;
     const me = page.record ? page.record.seat : null;
     const players = info ? info.players || [] : [];
     const connected = presence ? (presence.seats || []).map((s) => [s.seat, s.connected]) : null;
-    const signature = JSON.stringify([info && info.seats, players, me, connected]);
+    const owner = this.owner();
+    const signature = JSON.stringify([info && info.seats, players, me, connected, Boolean(owner)]);
     if (signature === this.seatsSignature) return;
     this.seatsSignature = signature;
     if (!info) {
@@ -99,7 +109,10 @@ export class WaitingRoom {
     for (let seat = 0; seat < info.seats; seat++) {
       const p = bySeat.get(seat);
       items.push(h("li", { "data-seat": seat, "data-taken": p ? "1" : "0" },
-        p ? [presenceDot(presence, seat, p), seatBadge(seat, me, asPlayers)]
+        p ? [presenceDot(presence, seat, p), seatBadge(seat, me, asPlayers),
+          owner && seat !== me && !page.spectate
+            ? [" ", h("button", { type: "button", class: "small", "data-remove-seat": seat, "data-key": `remove-${seat}`, onclick: () => this.remove(seat) }, `Remove ${p.name}`)]
+            : null]
           : [h("span", { class: `seat-chip seat-${seat} free` }, `P${seat + 1}`), " free"]));
     }
     replace(this.list, items);
@@ -127,6 +140,30 @@ export class WaitingRoom {
       this.problem = `The seats cannot be looked up now: ${errorText(err)}`;
     }
     if (page.session && page.session.view && page.session.view.status === "new") this.renderSeats();
+  }
+
+  // The creator's owner token for this table (kept when this browser created it), if any.
+  owner() {
+    return this.page.spectate ? null : store.ownerOf(this.page.table);
+  }
+
+  remove(seat) {
+    const page = this.page;
+    this.action(() => page.lobby.removePlayer(page.table, this.owner(), seat), `The player of P${seat + 1} was removed.`);
+  }
+
+  async closeTable() {
+    const page = this.page;
+    this.status.textContent = "…";
+    try {
+      await page.lobby.closeTable(page.table, this.owner());
+    } catch (err) {
+      this.status.textContent = errorText(err);
+      return;
+    }
+    store.forgetOwner(page.table);
+    store.forgetSeat(page.table);
+    this.status.textContent = "The table is closed.";
   }
 
   async leave() {

@@ -42,6 +42,7 @@ export class TableSession extends EventTarget {
     this.waiters = [];
     this.presence = null; // the last presence message (SPEC.md §6.4)
     this.deadline = null; // the last deadline message (SPEC.md §6.5)
+    this.clocks = null; // the last clocks message: every clock that runs (SPEC.md §6.6)
     this.log = []; // the game log: {v: version (null: from a welcome), e: entry} (SPEC.md §6.3)
     this.logWhole = false; // the log came whole (a welcome after the game): no redacted entries
     const slots = store.snapshot(table, `${this.who}-slots`) || {};
@@ -147,6 +148,9 @@ export class TableSession extends EventTarget {
     } else if (message.type === "deadline") {
       this.deadline = message; // SPEC.md §6.5: over once the view passes its version
       this.emit("deadline", message);
+    } else if (message.type === "clocks") {
+      this.clocks = message; // the newest replaces the ones before (clocks.js shows them)
+      this.emit("clocks", message);
     } else if (message.type === "chat") {
       this.emit("chat", message); // SPEC.md §6.7: the chat panel's (chat.js)
     } else if (message.type === "result" || message.type === "error") {
@@ -177,9 +181,11 @@ export class TableSession extends EventTarget {
     if (this.stopped) return;
     const bye = connection.bye;
     if (FINAL.has(code)) {
-      const why = code === 4009
-        ? "This seat was opened in another window or tab."
-        : (bye && bye.reason) || `The server closed the session (${code}).`;
+      const why = closeWords(code, bye);
+      if (code === 4004 && bye && String(bye.reason || "").startsWith("table/closed")) {
+        store.forgetSeat(this.table);
+        store.forgetOwner(this.table);
+      }
       this.stop(`close/${code}`, why);
       return;
     }
@@ -339,7 +345,20 @@ function describeRefusal(err) {
       return "This table cannot be watched: it is private or does not allow spectators.";
     case "table/damaged":
       return "This table's history cannot be read; the table is closed.";
+    case "table/closed":
+      return "This table was closed by its creator.";
     default:
       return err.message || err.code;
   }
+}
+
+// Why the server closed a session for good (SPEC.md §7.2), for people.
+function closeWords(code, bye) {
+  const reason = String((bye && bye.reason) || "");
+  if (code === 4009) return "This seat was opened in another window or tab.";
+  if (code === 4004 && reason.startsWith("table/closed")) return "This table was closed by its creator.";
+  if (code === 4001 && reason.startsWith("auth/")) {
+    return "This seat is not yours any more: the table's creator removed you, or the seat was given up.";
+  }
+  return reason || `The server closed the session (${code}).`;
 }

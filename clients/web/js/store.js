@@ -1,10 +1,11 @@
 // What the browser keeps: seat tokens per table (localStorage, so a reload or a new tab can
-// take the seat again), the seat this tab plays at each table (sessionStorage), the last view of
+// take the seat again), the creator's owner token of each table created here (localStorage), the seat this tab plays at each table (sessionStorage), the last view of
 // each session (sessionStorage, so a reload resumes from its version), the player's name.
 
 const SEATS = "echoridge.seats";
 const TAB = "echoridge.tab";
 const NAME = "echoridge.name";
+const OWNERS = "echoridge.owners";
 
 function read(storage, key, fallback) {
   try {
@@ -59,6 +60,26 @@ export function claimInTab(table, record) {
 export function claimedInTab(table) {
   const record = read(sessionStorage, TAB, {})[table];
   return record && typeof record === "object" && record.token ? record : null;
+}
+
+// The owner token (created.owner) of a table this browser created: it removes players and
+// closes the table before the start (SPEC.md §4.4).
+export function ownerOf(table) {
+  const owner = read(localStorage, OWNERS, {})[table];
+  return typeof owner === "string" && owner ? owner : null;
+}
+
+export function keepOwner(table, owner) {
+  if (!owner) return;
+  const all = read(localStorage, OWNERS, {});
+  all[table] = owner;
+  write(localStorage, OWNERS, all);
+}
+
+export function forgetOwner(table) {
+  const all = read(localStorage, OWNERS, {});
+  delete all[table];
+  write(localStorage, OWNERS, all);
 }
 
 export function name() {

@@ -1,10 +1,12 @@
 // The table page: a seat (join by link, the waiting room, play) or a spectator (watch). It draws
 // the view of its TableSession and sends the controls' commands; its parts live beside it:
 // entry.js (joining), room.js (the waiting room), logpanel.js (the game log), endgame.js (the
-// result, the reveal and the transcript check), and the panels, board and controls modules.
+// result, the reveal and the transcript check), clocks.js (the seats' clocks, presence and
+// handover, the seat's own controls), and the panels, board and controls modules.
 
 import { renderBoard } from "./board.js";
 import { ChatPanel } from "./chat.js";
+import { playedByServer, seatControls, seatsPanel, seatsSignature, tick } from "./clocks.js";
 import { mySeat, who } from "./describe.js";
 import { h, replace, announce, copyText } from "./dom.js";
 import { EndOfGame } from "./endgame.js";
@@ -63,6 +65,7 @@ export class TablePage {
     session.addEventListener("log", (e) => this.logPanel && this.logPanel.update(e.detail.reset));
     session.addEventListener("presence", () => this.schedule());
     session.addEventListener("deadline", () => this.renderClock());
+    session.addEventListener("clocks", () => this.schedule());
     this.room = new WaitingRoom(this);
     this.end = new EndOfGame(this);
     this.logPanel = new LogPanel(session);
@@ -72,6 +75,19 @@ export class TablePage {
     this.every(5000, () => this.pollSpectators());
     this.every(1000, () => this.renderClock());
     this.pollSpectators();
+    this.lookUpClock();
+  }
+
+  // The table's clock (tables[i].clock), looked up once: the seats show their time banks only
+  // when the table has a turn clock.
+  async lookUpClock() {
+    try {
+      const info = await this.lobby.table(this.table);
+      this.clock = info.clock || null;
+      this.schedule();
+    } catch {
+      // a nicety: without it a bank shows once it is not empty
+    }
   }
 
   // The decision clock (SPEC.md §6.5): whom the server will answer for, and in how long; shown
@@ -90,6 +106,7 @@ export class TablePage {
     }
     if (this.el.clock.textContent !== text) this.el.clock.textContent = text;
     this.el.clock.hidden = !on;
+    tick(this.el.seats);
   }
 
   every(ms, fn) {
@@ -116,6 +133,8 @@ export class TablePage {
       prompt: h("p", { class: "prompt", id: "prompt", role: "status", "aria-live": "polite", tabindex: -1 }),
       turnAlert: h("div", { class: "visually-hidden", id: "turn-alert", "aria-live": "assertive", "aria-atomic": "true" }),
       controls: h("div", { class: "controls", id: "controls" }),
+      seatControls: h("div", { class: "controls", id: "seat-controls" }),
+      seats: h("div", { id: "seat-clocks" }),
       notice: h("p", { class: "notice", role: "status" }),
       clock: h("p", { class: "clock", "data-clock": "", hidden: true }),
       caseFile: h("div", {}),
@@ -138,7 +157,8 @@ export class TablePage {
           h("section", { class: "panel officers-panel" }, h("h2", {}, "Officers"), e.officers),
           this.logPanel.el),
         h("div", { class: "col-side" },
-          h("section", { class: "panel action-panel", "aria-labelledby": "prompt" }, e.prompt, e.clock, e.notice, e.controls),
+          h("section", { class: "panel action-panel", "aria-labelledby": "prompt" }, e.prompt, e.clock, e.notice, e.controls, e.seatControls),
+          h("section", { class: "panel seats-panel", "aria-labelledby": "seats-title" }, h("h2", { id: "seats-title" }, "Players and clocks"), e.seats),
           this.spectate ? null : h("section", { class: "panel case-panel" }, h("h2", {}, "Your case file"), e.caseFile),
           h("section", { class: "panel events-panel" }, h("h2", {}, "Event slots"), e.events),
           h("section", { class: "panel evidence-panel" }, h("h2", {}, "Evidence"), e.evidence),
@@ -202,6 +222,7 @@ export class TablePage {
     if (view.status === "new") return this.spectate ? "spectating" : "waiting-room";
     if (this.spectate) return "spectating";
     const you = view.you || {};
+    if (playedByServer(view, you.seat)) return "served";
     if (you.decision) return "decide";
     if ((you.legal || []).length) return "your-turn";
     return "waiting";
@@ -251,9 +272,31 @@ export class TablePage {
     this.patch(this.el.events, [view.events, me], () => eventSlots(view));
     this.patch(this.el.evidence, [view.evidence, view.bag, view.suspects, view.force, view.proofs, view.you && view.you.traits, checked],
       () => evidence(view, session.verifier));
+    this.renderSeats(view, me);
     this.end.render(view);
     this.keepFocus();
     this.announceTurn(state);
+  }
+
+  // The seats' presence, handover and clocks (clocks.js), and the seat's own controls.
+  renderSeats(view, me) {
+    const session = this.session;
+    const playing = view.status === "playing" || view.status === "accusing";
+    this.el.seats.closest("section").hidden = !playing;
+    const turnClock = this.clock ? this.clock.turn > 0 : (view.players || []).some((p) => p.bank > 0);
+    this.patch(this.el.seats, seatsSignature(view, session, turnClock), () =>
+      playing ? seatsPanel(view, session, { me, hasTurnClock: turnClock }) : []);
+    tick(this.el.seats);
+    const busy = this.busy || session.status !== "live";
+    const presence = session.presence ? session.presence.seats : null;
+    const names = (view.players || []).map((p) => p.name);
+    this.patch(this.el.seatControls, [view.you && view.you.controls, presence, names, busy, view.players && me !== null && view.players[me].bank],
+      () => (this.spectate || !playing ? [] : seatControls(view, session.presence, { busy, send: (cmd) => this.send(cmd) })));
+    const auto = me !== null && view.players && view.players[me] ? view.players[me].auto || null : null;
+    if (this.wasAuto !== undefined && auto !== this.wasAuto) {
+      announce(auto ? "The server plays your seat now." : "You play your seat again.");
+    }
+    this.wasAuto = auto;
   }
 
   // A rebuilt part of the page can take the focused control away (a command's buttons after

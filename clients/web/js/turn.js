@@ -4,6 +4,7 @@
 
 import { turnControls, decisionBody } from "./controls.js";
 import { commandKey, describe, prompt } from "./describe.js";
+import { AUTO_REASONS } from "./clocks.js";
 import { h } from "./dom.js";
 import { errorText } from "./entry.js";
 
@@ -35,6 +36,7 @@ export const TurnMethods = {
     const you = view.you || {};
     const legal = you.legal || [];
     let text = prompt(view);
+    if (state === "served") text = servedPrompt(view, you.seat);
     if (state === "stopped") text = "Disconnected";
     else if (session.status === "reconnecting") text = `Reconnecting… (${text})`;
     if (this.busy) text = "Sending…";
@@ -86,6 +88,11 @@ export const TurnMethods = {
       this.patch(controls, [state], () => h("p", {}, "The game is over. ", h("a", { href: "#/" }, "Back to the lobby")));
     } else if (state === "spectating") {
       this.patch(controls, [state], () => h("p", { class: "muted" }, "You are watching: the public view, without anyone's secrets."));
+    } else if (state === "served") {
+      const auto = Boolean(((view.players || [])[you.seat] || {}).auto);
+      this.patch(controls, [state, auto], () => h("p", { class: "muted" }, auto
+        ? "Your moves wait until you take your seat back (the button below)."
+        : "Your moves wait for your next turn."));
     } else if (state === "waiting-room") {
       this.patch(controls, [state], () => h("p", { class: "muted" }, "The game has not started yet."));
     } else {
@@ -124,3 +131,10 @@ export const TurnMethods = {
     }
   },
 };
+
+// The prompt while the server plays this seat (SPEC.md §6.6): why, in words.
+function servedPrompt(view, me) {
+  const p = (view.players || [])[me] || {};
+  if (p.auto) return `The server plays your seat (${AUTO_REASONS[p.auto] || p.auto})`;
+  return "Your turn ran out of time: the server plays the rest of it";
+}
