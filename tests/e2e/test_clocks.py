@@ -124,6 +124,8 @@ async def test_an_absent_player_is_played_for_handed_over_and_takes_the_seat_bac
             await until_logged(watcher, lambda e: e["kind"] == "seat_taken_back", 10)
             await play_until_over(ana, random.Random(3))
         await watcher.until_version(ana.mirror.version)  # type: ignore[union-attr]
+        # once back, her seat was never handed over again (presence lags behind her return)
+        assert sum(e["kind"] == "seat_handed_over" for e in log_of(watcher)) == 1
     transcript = await transcript_of(server.url, table)
     kinds = [e["command"]["type"] for e in transcript["entries"]]
     assert {"time_out", "hand_over", "take_back"} <= set(kinds)

@@ -146,6 +146,8 @@ class Timing:
         self.turn = Turn()
         self.time = 0  # ms: when the current version was appended
         self.started = 0  # ms: when the game started
+        self.autos: tuple[str, ...] = ()  # each seat's ``auto`` at the current version
+        self.returned: dict[int, int] = {}  # seat -> when it was last taken back (ms)
 
     def advance(self, state: State, time: int) -> None:
         """The table reached a new version, appended at ``time`` (ms; 0: unknown, taken as
@@ -153,6 +155,11 @@ class Timing:
         time = time or self.time or int(wall_clock.time() * 1000)
         if not self.started and state.status is not Status.NEW:
             self.started = time
+        autos = tuple(p.auto for p in state.players)
+        for seat, (before, now) in enumerate(zip(self.autos, autos, strict=False)):
+            if before and not now:
+                self.returned[seat] = time  # its grace starts again (presence may lag)
+        self.autos = autos
         turn = state.turn
         t = self.turn
         if turn is None:
@@ -193,6 +200,7 @@ class Timing:
             for seat, since in sorted(away.items()):
                 p = state.players[seat]
                 if not p.bot and not p.auto:
-                    at = max(since, self.started) + clock.grace * 1000
+                    start = max(since, self.started, self.returned.get(seat, 0))
+                    at = start + clock.grace * 1000
                     out.append(m.RunningClock("handover", seat, at))
         return out

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from echoridge.rules.rng import Rng
     from echoridge.tables.presence import TablePresence
     from echoridge.tables.runner import Outcome
+    from echoridge.tables.viewers import Group
 
 TAKEOVER_BOT = "greedy"  # the policy that plays a person's seat for them (house rule)
 TAKEN_BACK_ON_RETURN = ("away", "strikes", "vote")  # not "self": its player asked
@@ -62,6 +63,7 @@ class ServerMoves:
     bots: dict[int, str]
     views: ViewCache
     presence: TablePresence | None
+    groups: dict[int, Group]
     timing: Timing
     deadline: m.Deadline | None  # the running decision clock, as sent (v2 ``deadline``)
     clocks: Encoded | None  # the running clocks, as sent
@@ -144,13 +146,15 @@ class ServerMoves:
 
     def _away(self) -> dict[int, int] | None:
         """Seat -> away since (ms) for the seats whose player is not connected, as the merged
-        presence last said (None until it has been read once)."""
+        presence last said (None until it has been read once), but seats with a session on
+        this node: that is known at once, the merged presence a moment later."""
         current = self.presence.current if self.presence is not None else None
         if current is None:
             return None
         message = current.message
         assert isinstance(message, m.Presence)
-        return {p.seat: p.since for p in message.seats if not p.connected}
+        here = {key for key, group in self.groups.items() if group.sinks}
+        return {p.seat: p.since for p in message.seats if not p.connected and p.seat not in here}
 
     def _arm_timer(self) -> None:
         """Work out the running clocks, tell the table's sessions if they changed, and arm a
@@ -322,8 +326,11 @@ class ServerMoves:
     # --- players coming back --------------------------------------------------------------------
 
     def _seat_attached(self, seat: int) -> None:
-        """A seat session joined: its player takes back a seat handed over while they were away."""
+        """A seat session joined: its handover clock stops, and its player takes back a seat
+        handed over while they were away."""
         state = self.state
+        if state.status in (Status.PLAYING, Status.ACCUSING):
+            self._arm_timer()
         if (
             state.status in (Status.PLAYING, Status.ACCUSING)
             and 0 <= seat < len(state.players)
