@@ -128,7 +128,7 @@ class Directory:
                 raise TableNotFound(table)
             await self.redis.hset(keys.secrets(table), name, value)
 
-    async def open_tables(self, limit: int = 100) -> list[tuple[str, dict[str, str]]]:
+    async def open_tables(self, limit: int = 1000) -> list[tuple[str, dict[str, str]]]:
         """Up to ``limit`` listed tables (public and open, or public, playing and open to
         spectators), oldest first, each checked against its metadata
         (stale index entries are dropped on the way and do not count)."""
@@ -139,18 +139,24 @@ class Directory:
                 ids = await self.redis.zrange(keys.LOBBY, start, start + limit - 1)
             if not ids:
                 break
-            stale = 0
-            for raw in ids:
-                table = _text(raw)
-                meta = await self._meta_or_none(table)
-                if meta is not None and _listed(meta):
+            tables = [_text(raw) for raw in ids]
+            async with redis_errors("reading the lobby"):
+                pipe = self.redis.pipeline(transaction=False)
+                for table in tables:
+                    pipe.hgetall(keys.meta(table))
+                metas: list[Any] = await pipe.execute()  # one round trip per page
+            stale = []
+            for table, raw_meta in zip(tables, metas, strict=True):
+                meta = {_text(k): _text(v) for k, v in raw_meta.items()}
+                if meta and _listed(meta):
                     if len(out) < limit:
                         out.append((table, meta))
                 else:
-                    stale += 1
-                    async with redis_errors("repairing the lobby"):
-                        await self.redis.zrem(keys.LOBBY, table)
-            start += len(ids) - stale
+                    stale.append(table)
+            if stale:
+                async with redis_errors("repairing the lobby"):
+                    await self.redis.zrem(keys.LOBBY, *stale)
+            start += len(ids) - len(stale)
         return out
 
     async def reindex(self) -> int:

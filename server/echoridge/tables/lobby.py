@@ -98,7 +98,7 @@ class Lobby:
         except TableNotFound:
             raise TableError("table/not_found") from None
 
-    async def list(self, limit: int = 100) -> list[m.TableInfo]:
+    async def list(self, limit: int = m.MAX_TABLES_LISTED) -> list[m.TableInfo]:
         """Public tables waiting for players, and those playing that may be watched; oldest
         first."""
         out = []
