@@ -27,6 +27,9 @@ bench: $(STAMP)
 	$(PY) bench/store_bench.py
 	$(PY) bench/protocol_bench.py
 	$(PY) bench/load_bench.py
+	@# issue 13's anchors; the floor also runs on uvloop, installed here for the bench only
+	$(PY) -m pip install --quiet uvloop || echo "# no uvloop: the floor runs on asyncio only"
+	$(PY) bench/peer_bench.py $(PEER_ARGS)
 
 soak: $(STAMP)
 	$(PY) bench/soak.py $(SOAK_ARGS)
