@@ -82,6 +82,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+def machine_busy_seconds() -> float:
+    """CPU seconds every core of the machine has spent busy (``/proc/stat``: all but idle and
+    iowait), to tell how much of a window went to processes other than the bench's."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    values = [int(v) for v in fields[:8]]  # user nice system idle iowait irq softirq steal
+    return (sum(values) - values[3] - values[4]) / TICKS
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """The q-th percentile (0..100) by the nearest-rank method (as loadbots'); 0 for none."""
     if not values:
@@ -409,10 +417,12 @@ def drive(run: Run, warmup: float, duration: float) -> dict[str, Any]:
         time.sleep(max(0.0, t0 - time.time()))
         _send(server, "reset")
         cpu0 = cpu_seconds(server.pid)
+        busy0 = machine_busy_seconds()
         extra0 = {k: cpu_seconds(pid) for k, pid in run.extra_pids.items()}
         began = time.perf_counter()
         time.sleep(max(0.0, t1 - time.time()))
         cpu1 = cpu_seconds(server.pid)
+        busy1 = machine_busy_seconds()
         extra1 = {k: cpu_seconds(pid) for k, pid in run.extra_pids.items()}
         seconds = time.perf_counter() - began
         _send(server, "report")
@@ -466,13 +476,14 @@ def drive(run: Run, warmup: float, duration: float) -> dict[str, Any]:
         "generator_loop_lag_p99_ms": max((r["lag_p99_ms"] for r in reports), default=0.0),
         "errors": sum(r["errors"] for r in reports),
     }
+    ours = server_cpu + generator_cpu
     for name in run.extra_pids:
         used = extra1[name] - extra0[name]
+        ours += used
         out[f"{name}_cpu_ms_per_command"] = round(used / commands * 1000, 3) if commands else None
-    for key in ("update_bytes_json",):
-        values = [r[key] for r in reports if r.get(key)]
-        if values:
-            out[key] = round(sum(values) / len(values), 1)
+    # CPU the rest of the machine used meanwhile (in cores): well above ~0.05 means the figures
+    # were measured beside other work (tests, a browser) on this 2-core machine.
+    out["other_cpu_utilisation"] = round(max(0.0, busy1 - busy0 - ours) / seconds, 3)
     return out
 
 

@@ -145,7 +145,8 @@ def summary(floors: list[dict[str, Any]], peers: list[dict[str, Any]]) -> None:
                 f"p99 {r['p99_ms']} ms, {r['commands_per_second']} commands/s, server "
                 f"{r['server_cpu_utilisation']:.0%} of a core, generators "
                 f"{r['generator_cpu_utilisation']:.0%} (loop lag max "
-                f"{r['generator_loop_lag_max_ms']} ms), errors {r['errors']}")  # fmt: skip
+                f"{r['generator_loop_lag_max_ms']} ms), others on the machine "
+                f"{r['other_cpu_utilisation']:.0%}, errors {r['errors']}")  # fmt: skip
 
     for r in floors:
         extra = f", Redis {r['redis_cpu_ms_per_command']} ms/command" if "redis_cpu_ms_per_command" in r else ""  # noqa: E501
@@ -163,6 +164,10 @@ def summary(floors: list[dict[str, Any]], peers: list[dict[str, Any]]) -> None:
         best = min(paced, key=lambda r: r["server_cpu_ms_per_command"])
         print(f"#   2x the cheapest paced floor ({best['run']}): "
               f"{2 * best['server_cpu_ms_per_command']:.2f} ms/command")
+    for r in [*floors, *peers]:
+        if r["other_cpu_utilisation"] > 0.1:
+            print(f"#   DISTURBED: {r['run']}: other processes used "
+                  f"{r['other_cpu_utilisation']:.0%} of a core during the window")
     busy = [r for r in [*floors, *peers] if r["generator_cpu_utilisation"] > 0.5]
     for r in busy:
         print(f"#   note: {r['run']}: the generators used {r['generator_cpu_utilisation']:.0%} "
@@ -185,8 +190,8 @@ def main() -> int:
     peers = [] if args.no_peer else run_peer(args)
     summary(floors, peers)
     after = os.getloadavg()[0]
-    print(f"# load average {after:.2f} at the end (this bench keeps about one core busy at "
-          "most while paced: much more means something else ran)")
+    print(f"# load average {after:.2f} at the end; 'others on the machine' is the CPU that "
+          "processes other than the bench's used during each window (disturbance)")
     return 0
 
 
