@@ -37,6 +37,12 @@ def main(argv: list[str] | None = None) -> int:
         help="how long a server-side bot waits before it moves",
     )
     srv.add_argument(
+        "--event-loop",
+        choices=("uvloop", "asyncio"),
+        default="uvloop",
+        help="the event loop: uvloop (default, where installed) or the standard asyncio loop",
+    )
+    srv.add_argument(
         "--clock-floor",
         type=int,
         default=None,
@@ -222,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
                 decision_seconds=args.decision_timeout,
                 bot_delay=args.bot_delay,
                 clock_floor=args.clock_floor,
+                event_loop=args.event_loop,
                 notify_url=args.notify_url,
                 notify_secret=args.notify_secret.encode(),
                 admission=admission,

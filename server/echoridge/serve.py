@@ -11,6 +11,7 @@ import logging
 import resource
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from echoridge.logs import configure_logging, get_logger
@@ -46,6 +47,7 @@ class Options:
     clock_floor: int | None = None  # lower the shortest clock times allowed (tests, demos)
     notify_url: str | None = None  # play by notification: the webhook (tables/notices.py)
     notify_secret: bytes = b""
+    event_loop: str = "uvloop"  # or "asyncio": the standard library's loop
     admission: Admission = dataclasses.field(default_factory=Admission)
 
 
@@ -171,11 +173,25 @@ def _stop_on_signals() -> asyncio.Event:
     return stop
 
 
+def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The event loop to serve with: uvloop (libuv; about a tenth less CPU per command than
+    the standard loop, docs/server.md) where it is installed, else the standard library's."""
+    if name == "uvloop":
+        try:
+            import uvloop
+        except ImportError:
+            log.warning("uvloop is not installed: serving on the standard asyncio loop")
+            return None
+        return uvloop.new_event_loop  # type: ignore[no-any-return]
+    return None
+
+
 def main(options: Options) -> int:
     configure_logging(json=options.log_json)
     logging.getLogger("websockets").setLevel(logging.WARNING)  # our own lines say more
     try:
-        return asyncio.run(serve(options))
+        with asyncio.Runner(loop_factory=loop_factory(options.event_loop)) as runner:
+            return runner.run(serve(options))
     except StoreError as exc:
         print(f"echo-ridge: {exc}", file=sys.stderr)
         return 1
