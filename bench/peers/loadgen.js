@@ -35,7 +35,7 @@ function rng(seed) {
 
 const stats = { deliveries: 0, bytes: 0, errors: 0, commands: 0 };
 const latencies = [];
-const lag = monitorEventLoopDelay({ resolution: 5 });
+const lag = monitorEventLoopDelay({ resolution: 10 });
 lag.enable();
 
 async function post(path, body) {
@@ -167,10 +167,13 @@ function waitGo() {
         if (word === 'go') resolve([Number(t0), Number(t1)]);
       }
     });
+    process.stdin.on('end', () => process.exit(1)); // the parent is gone: stop
   });
 }
 
 async function main() {
+  // Bounded whatever happens: setup, a wait for "go" and the play take far less than this.
+  setTimeout(() => process.exit(2), 3600 * 1000).unref();
   const indexes = Array.from({ length: count }, (_, i) => first + i);
   const matches = await limited(indexes, 10, createMatch);
   await limited(matches, 10, async (match) => {

@@ -11,7 +11,7 @@ const { EchoPeer } = require('./game');
 
 const port = Number(process.argv[2]);
 const server = Server({ games: [EchoPeer], origins: ['http://127.0.0.1'] });
-const lag = monitorEventLoopDelay({ resolution: 5 });
+const lag = monitorEventLoopDelay({ resolution: 100 }); // ms, as the Python servers sample
 let moves = 0;
 
 async function main() {
