@@ -7,7 +7,16 @@ import asyncio
 import pytest
 
 from echoridge.rules.commands import StartGame
-from echoridge.store import Head, NewEntry, Storage, TableDamaged, genesis, keys
+from echoridge.store import (
+    Appended,
+    Entry,
+    Head,
+    NewEntry,
+    Storage,
+    TableDamaged,
+    genesis,
+    keys,
+)
 
 from .conftest import RedisServer, make_table
 
@@ -114,3 +123,54 @@ async def test_a_follower_is_told_when_the_log_no_longer_chains(
     )
     with pytest.raises(TableDamaged):
         await asyncio.wait_for(task, 10)
+
+
+async def test_an_append_this_process_made_is_taken_as_read_not_read_back(
+    redis_server: RedisServer, table_id: str
+) -> None:
+    """``appended``: followers here get the process's own entry at once (and only once), the
+    loop does not read it back; appends by another process still arrive through XREAD, and an
+    entry that is not the next one is ignored."""
+    a = await Storage.open(redis_server.url)
+    b = await Storage.open(redis_server.url)
+    try:
+        await make_table(a, table_id)
+        seen: list[tuple[int, str]] = []
+        n = 30
+
+        async def follow() -> None:
+            async for entry in a.follower.follow(table_id, genesis(table_id)):
+                seen.append((entry.version, entry.command_id))
+                if len(seen) == n:
+                    return
+
+        task = asyncio.create_task(follow())
+        await asyncio.sleep(0.05)
+        head = genesis(table_id)
+        for i in range(n):
+            mine = i % 3 != 0
+            writer = a if mine else b
+            new = note(i)
+            result = await writer.log.append(table_id, head, f"c{i}", new)
+            assert isinstance(result, Appended)
+            entry = Entry(
+                result.head.version, new.seat, f"c{i}", new.command, new.events,
+                result.head.hash, head.hash, result.time,
+            )  # fmt: skip
+            if mine:
+                a.follower.appended(entry, table_id)
+                # taken as read at once: the loop's next XREAD starts after it
+                assert a.follower._cursors[table_id].head == result.head
+                a.follower.appended(entry, table_id)  # a second time: ignored
+                stale = Entry(99, None, "x", new.command, (), b"\0" * 32, b"\0" * 32)
+                a.follower.appended(stale, table_id)  # not the next entry: ignored
+            head = result.head
+            if not mine:  # (so the loop has read it, and the next own append is the next entry)
+                async with asyncio.timeout(5):
+                    while not seen or seen[-1][0] < head.version:
+                        await asyncio.sleep(0.005)
+        await asyncio.wait_for(task, 10)
+        assert seen == [(v, f"c{v - 1}") for v in range(1, n + 1)]
+    finally:
+        await a.close()
+        await b.close()

@@ -139,6 +139,21 @@ class Follower:
                 # busy node, let a few milliseconds of appends gather before the next one.
                 await asyncio.sleep(min(PAUSE_MAX, PAUSE_PER_STREAM * len(self._cursors)))
 
+    def appended(self, entry: Entry, table: str) -> None:
+        """This process appended ``entry`` to ``table``'s log itself: take it as read, so the
+        loop neither reads it back from Redis nor decodes it again (the next XREAD starts after
+        it).  Ignored unless it is the next entry of a followed table."""
+        cursor = self._cursors.get(table)
+        if (
+            cursor is None
+            or entry.version != cursor.head.version + 1
+            or entry.previous != cursor.head.hash
+        ):
+            return
+        cursor.head = entry.head
+        for sub in cursor.subscribers:
+            sub.queue.put_nowait(entry)
+
     def _deliver(self, table: str, rows: list[Any]) -> None:
         cursor = self._cursors.get(table)
         if cursor is None:

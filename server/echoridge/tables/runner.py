@@ -366,6 +366,11 @@ class TableRunner(Viewers, ServerMoves):
         )
         self.node.observe_append(result, time.perf_counter() - started)
         if isinstance(result, Appended):
+            entry = Entry(
+                result.head.version, seat, key, command, tuple(events),
+                result.head.hash, self.head.hash, result.time,
+            )  # fmt: skip
+            self.node.storage.follower.appended(entry, self.table)  # (not read back)
             self._advance(command, events, result.head, result.time)
             return Outcome("accepted", result.head.version)
         if isinstance(result, Duplicate):
