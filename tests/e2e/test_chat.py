@@ -281,6 +281,8 @@ async def test_every_limit_has_its_code(servers: Callable[..., ServerProcess]) -
     async with connect(server.url) as ben:  # another seat is not held back
         await ben.hello(table=table, token=tokens[1])
         await said(ben, "ben here")
+        await said(ben, "\U0001f469\u200d\U0001f4bb")  # an emoji joined by a zero-width joiner
+        await said(ben, "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645")  # Persian, a non-joiner
     output = server.output()
     assert "chat/rate_limited" in output and "one too many" not in output
 

@@ -37,6 +37,9 @@ MAX_CHARS = 500  # after stripping
 RATE_LINES, RATE_SECONDS = 5, 10.0  # per session, and per seat across its sessions here
 HISTORY_LINES = 50  # in a welcome, and when a seat opts in to the spectators' chat
 SPECTATOR_NAME = "Spectator"
+# The zero-width joiner and non-joiner are format characters (category Cf) that text needs:
+# emoji sequences (👩‍💻) and scripts such as Persian; every other one is refused.
+JOINERS = str.maketrans("", "", "\u200c\u200d")
 
 log = get_logger("echoridge.chat")
 
@@ -48,7 +51,7 @@ def check_text(text: str) -> str:
         raise TableError("chat/empty")
     if len(text) > MAX_CHARS:
         raise TableError("chat/too_long", f"A chat line has at most {MAX_CHARS} characters.")
-    if not text.isprintable():
+    if not text.translate(JOINERS).isprintable():
         raise TableError("chat/bad_text")
     return text
 
