@@ -128,7 +128,7 @@ def waiting_on(state: State) -> list[int]:
 
 
 @dataclass(frozen=True, slots=True)
-class Turn:
+class TurnClock:
     """Where the current turn's clock stands: ``number`` of the turn, ``began`` (ms), the time
     ``paused`` (ms) while the game waited on other seats, and since when it is paused."""
 
@@ -143,7 +143,7 @@ class Timing:
 
     def __init__(self, clock: ClockSettings) -> None:
         self.clock = clock
-        self.turn = Turn()
+        self.turn = TurnClock()
         self.time = 0  # ms: when the current version was appended
         self.started = 0  # ms: when the game started
         self.autos: tuple[str, ...] = ()  # each seat's ``auto`` at the current version
@@ -163,10 +163,11 @@ class Timing:
         turn = state.turn
         t = self.turn
         if turn is None:
-            t = Turn()
+            t = TurnClock()
         elif turn.number != t.number:
-            t = Turn(turn.number, time)
-        others = bool(waiting_on(state)) and turn is not None and waiting_on(state) != [turn.seat]
+            t = TurnClock(turn.number, time)
+        owed = waiting_on(state)
+        others = bool(owed) and turn is not None and owed != [turn.seat]
         if others and t.paused_since is None:
             t = replace(t, paused_since=time)
         elif not others and t.paused_since is not None:

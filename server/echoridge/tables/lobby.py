@@ -121,17 +121,16 @@ class Lobby:
             raise TableError(_GONE[meta["status"]])
         return await self._info(table, meta)
 
-    async def owned(self, table: str, owner: str) -> dict[str, str]:
-        """The table's metadata if ``owner`` is its creator's token (auth/bad_token if not)."""
-        meta = await self.meta(table)
+    async def check_owner(self, table: str, owner: str) -> None:
+        """Unless ``owner`` is the table's creator's token: table/not_found, auth/bad_token."""
+        await self.meta(table)
         stored = await self.directory.secret(table, "owner")
         if stored is None or not secrets_equal(stored.decode(), token_hash(owner)):
             raise TableError("auth/bad_token")
-        return meta
 
     async def remove(self, table: str, owner: str, seat: int) -> str:
         """The creator frees ``seat`` before the start; returns the removed seat's token hash."""
-        await self.owned(table, owner)
+        await self.check_owner(table, owner)
         held = (await self.token_hashes(table)).get(seat)
         if held is None:
             raise TableError("table/seat_free")
@@ -142,7 +141,7 @@ class Lobby:
 
     async def close(self, table: str, owner: str) -> None:
         """The creator closes a table whose game never started."""
-        await self.owned(table, owner)
+        await self.check_owner(table, owner)
         outcome = await self.directory.close(table)
         if outcome != "ok":
             raise TableError(_REFUSALS[outcome])

@@ -30,7 +30,7 @@ from echoridge.rules.commands import ApplyDefault, HandOver, TakeBack, TimeOut
 from echoridge.rules.seats import played_by_server
 from echoridge.rules.serial import load
 from echoridge.store import StoreError
-from echoridge.tables.clocks import ClockSettings, Timing, waiting_on
+from echoridge.tables.clocks import Timing, waiting_on
 from echoridge.tables.errors import TableError
 from echoridge.tables.notices import REMINDER_MS, Notice
 from echoridge.tables.viewers import Encoded, Sink, viewer_view
@@ -141,9 +141,6 @@ class ServerMoves:
 
     # --- clocks -------------------------------------------------------------------------------
 
-    def _clock_settings(self) -> ClockSettings:
-        return self.timing.clock
-
     def _away(self) -> dict[int, int] | None:
         """Seat -> away since (ms) for the seats whose player is not connected, as the merged
         presence last said (None until it has been read once), but seats with a session on
@@ -183,7 +180,7 @@ class ServerMoves:
         """Play by notification (notices.py): a ``to_move`` notice for each away seat the game
         waits on, and, for its clocks longer than an hour, when to remind it (returned, and
         sent by ``_clocks_due`` when due)."""
-        notices = getattr(self.node, "notices", None)
+        notices = self.node.notices
         state = self.state
         if notices is None or away is None or state.status not in (
             Status.PLAYING, Status.ACCUSING,
@@ -246,10 +243,9 @@ class ServerMoves:
     def _index_clock(self, at: int | None) -> None:
         """Keep the earliest deadline of this table in the store's clock index, so that some
         node acts on it even when no node has a session here (clockwork.py)."""
-        index = getattr(self.node, "clock_index", None)
-        if index is not None and at != self.indexed:
+        if at != self.indexed:
             self.indexed = at
-            index.note(self.table, at)
+            self.node.clock_index.note(self.table, at)
 
     async def _clocks_due(self, version: int, attempt: int = 0) -> None:
         self._timer = None
@@ -318,10 +314,6 @@ class ServerMoves:
             except RuleViolation as exc:
                 return Outcome("rejected", self.version, exc.code, exc.detail)
             return await self._append(seat, key, command, events)
-
-    async def default(self, seat: int) -> Outcome:
-        """The server's timeout answer for a seat (rules.md §4.5.6)."""
-        return await self.server_move(ApplyDefault(seat), f"default:{self.version}:{seat}")
 
     # --- players coming back --------------------------------------------------------------------
 
