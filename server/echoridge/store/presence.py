@@ -44,17 +44,20 @@ class PresenceStore:
     def __init__(self, redis: Redis) -> None:
         self.redis = redis
 
-    async def publish(
+    async def sync(
         self,
         table: str,
         node: str,
+        count: int,
         seats: Mapping[int, int],
         spectators: int,
         gone: Mapping[int, int] = {},
-    ) -> None:
-        """This node's sessions at ``table``: ``seats`` (seat -> connected since, ms) and the
-        number of ``spectators``; ``gone``: seats whose last session here just closed (seat
-        -> when).  One round trip."""
+    ) -> Seen:
+        """Publish this node's sessions at ``table`` (of ``count`` seats: ``seats``, seat ->
+        connected since, ms; the number of ``spectators``; ``gone``, seats whose last session
+        here just closed, seat -> when) and read the table's presence merged over every live
+        node: one round trip (one MULTI with the writes and the reads), and one more only when
+        other nodes have sessions there too."""
         here = _here(table, node)
         async with redis_errors("publishing presence"):
             pipe = self.redis.pipeline(transaction=True)
@@ -71,37 +74,42 @@ class PresenceStore:
             if gone:
                 pipe.hset(_away(table), mapping={str(s): t for s, t in gone.items()})
                 pipe.expire(_away(table), 30 * 86400)
-            await pipe.execute()
-
-    async def read(self, table: str, seats: int) -> Seen:
-        """The presence of ``table``'s ``seats`` seats, merged over every live node."""
-        async with redis_errors("reading presence"):
-            nodes = [_text(n) for n in await self.redis.smembers(_nodes(table))]
-            pipe = self.redis.pipeline(transaction=False)
-            for node in nodes:
-                pipe.hgetall(_here(table, node))
+            pipe.smembers(_nodes(table))
             pipe.hgetall(_away(table))
             replies: list[Any] = await pipe.execute()
-            dead = [node for node, reply in zip(nodes, replies, strict=False) if not reply]
-            if dead:
-                await self.redis.srem(_nodes(table), *dead)
-        since: dict[int, int] = {}
-        spectators = 0
-        for reply in replies[:-1]:
-            for key, value in reply.items():
-                name = _text(key)
-                if name == "spectators":
-                    spectators += int(value)
-                elif name.isdigit():
-                    seat = int(name)
-                    since[seat] = min(int(value), since.get(seat, int(value)))
-        away = {int(_text(k)): int(v) for k, v in replies[-1].items()}
-        return Seen(
-            tuple(
-                (True, since[s]) if s in since else (False, away.get(s, 0)) for s in range(seats)
-            ),
-            spectators,
-        )
+            away_reply, members = replies[-1], replies[-2]
+            others = sorted(n for n in map(_text, members) if n != node)
+            heres: list[Any] = []
+            if others:
+                pipe = self.redis.pipeline(transaction=False)
+                for other in others:
+                    pipe.hgetall(_here(table, other))
+                heres = await pipe.execute()
+                dead = [n for n, reply in zip(others, heres, strict=True) if not reply]
+                if dead:
+                    await self.redis.srem(_nodes(table), *dead)
+        mine = {str(s): t for s, t in seats.items()}
+        mine["spectators"] = spectators
+        return _merge([mine, *heres], away_reply, count)
+
+
+def _merge(heres: list[Any], away_reply: Any, seats: int) -> Seen:
+    """The merged presence from each live node's hash and the away hash."""
+    since: dict[int, int] = {}
+    spectators = 0
+    for reply in heres:
+        for key, value in reply.items():
+            name = _text(key)
+            if name == "spectators":
+                spectators += int(value)
+            elif name.isdigit():
+                seat = int(name)
+                since[seat] = min(int(value), since.get(seat, int(value)))
+    away = {int(_text(k)): int(v) for k, v in away_reply.items()}
+    return Seen(
+        tuple((True, since[s]) if s in since else (False, away.get(s, 0)) for s in range(seats)),
+        spectators,
+    )
 
 
 def _text(value: Any) -> str:

@@ -3,9 +3,10 @@ spectators, published to the store (store/presence.py) and merged with the other
 merged ``presence`` message goes to every session of the table here whenever it changes.
 
 Sessions coming and going only mark the presence dirty; one task per table publishes and reads
-(one round trip each) at most every ``SETTLE_SECONDS`` after a change, and every
-``RENEW_SECONDS`` while the node has sessions there (renewing its entry and noticing changes
-made on other nodes).  Fan-out never awaits: frames are only queued.
+(one round trip, and one more when other nodes have sessions there) at most every
+``SETTLE_SECONDS`` after a change, and every ``RENEW_SECONDS`` while the node has sessions there
+(renewing its entry and noticing changes made on other nodes).  Fan-out never awaits: frames are
+only queued.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
     from echoridge.tables.viewers import Group, Sink
 
-RENEW_SECONDS = 2.0
+RENEW_SECONDS = 5.0  # (store/presence.py: TTL_SECONDS 15)
 SETTLE_SECONDS = 0.05
 SPECTATORS = -1
 
@@ -89,10 +90,9 @@ class TablePresence:
             self._dirty.clear()
             gone, self.gone = self.gone, {}
             try:
-                await self.store.publish(  # type: ignore[attr-defined]
-                    self.table, self.node, dict(self.since), self.spectators, gone
+                seen = await self.store.sync(  # type: ignore[attr-defined]
+                    self.table, self.node, self.seats, dict(self.since), self.spectators, gone
                 )
-                seen = await self.store.read(self.table, self.seats)  # type: ignore[attr-defined]
             except StoreError:
                 self.gone = {**gone, **self.gone}
                 continue
