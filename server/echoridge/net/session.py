@@ -1,9 +1,13 @@
 """One websocket connection: the handshake, its session (lobby, seat or spectator), the messages
 it sends, and its bounded outbox.
 
-The outbox decouples the connection from the tables: fan-out only queues frames (``deliver``),
-and a writer task sends them.  A connection whose outbox overflows is closed with 4011 (resync):
-its client reconnects and resumes, and gets exactly the missing deltas or a fresh view.
+Fan-out never awaits a connection (``deliver``).  A connection that keeps up is written to at
+once, as websockets' ``broadcast()`` does: the frame goes to the transport's buffer, which the
+event loop sends as the socket allows, with no task switch.  A connection that falls behind (a
+frame already queued or being sent, or more than ``DIRECT_BUFFER`` bytes in the transport's
+buffer) gets its frames queued in the outbox instead, and a writer task sends them in order,
+waiting for the client's window.  A connection whose outbox overflows is closed with 4011
+(resync): its client reconnects and resumes, and gets exactly the missing deltas or a fresh view.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 from typing import Any, cast
 
-from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
@@ -43,6 +47,7 @@ def package_version() -> str:
 
 SERVER_NAME = f"echo-ridge/{package_version()}"  # welcome.server, as in SPEC.md §3.2
 FEATURES = m.FEATURES  # lobby, resume, spectate, bots, transcripts, clocks, handover, chat
+DIRECT_BUFFER = 64 * 1024  # bytes waiting in the transport up to which frames skip the outbox
 
 
 class Session:
@@ -78,7 +83,20 @@ class Session:
     # --- Sink ---------------------------------------------------------------------------------
 
     def deliver(self, frame: bytes | str) -> None:
-        self.outbox.put(frame)
+        """Write ``frame`` now if the connection keeps up, else queue it (never waits)."""
+        outbox = self.outbox
+        if (
+            outbox.closing is None
+            and not outbox
+            and self._sending_since is None
+            and self.ws.state is State.OPEN
+            and self.ws.transport.get_write_buffer_size() <= DIRECT_BUFFER
+        ):
+            broadcast((self.ws,), frame)
+            if self.metrics is not None:
+                self.metrics.frames_out.inc()
+        else:
+            outbox.put(frame)
 
     def close(self, code: int, reason: str, *, drop: bool = False) -> None:
         """Close after the frames already queued (or, with ``drop``, instead of them) and a
