@@ -52,3 +52,20 @@ def test_unchanged_sections_are_shared_between_versions() -> None:
     # Without a cache nothing is shared.
     a, b = (view(s, Seat(0)) for _, _, s in list(play_random(2, game_seed(5, 0)))[3:5])
     assert a["commitments"] is not b["commitments"]
+
+
+@pytest.mark.parametrize("game", range(4))
+def test_cached_views_are_the_uncached_views_with_seat_commands(game: int) -> None:
+    """The same with a turn clock and the seat commands (more time, play for me, take back,
+    handover votes), time outs and handovers played now and then: the parts of a view the
+    cache keeps (a player, ``you``, ``controls``) must follow every change they depend on."""
+    from tests.rules.test_properties import play_game
+
+    played = play_game(4, game_seed(7, game), game, defaults=0.6)
+    kinds = {type(step.command).__name__ for step in played.steps}
+    assert {"VoteHandover", "TakeBack"} <= kinds
+    cache = ViewCache()
+    for step in played.steps:
+        state = step.after
+        for viewer in viewers(4) if state.status is not Status.NEW else [SPECTATOR]:
+            assert diff(view(state, viewer), view(state, viewer, cache)) == []

@@ -99,6 +99,17 @@ class ViewCache:
         self._slots[("memo", slot)] = (key, value)
         return value
 
+    def keep(self, slot: Any, parts: tuple[Any, ...], make: Any) -> Any:
+        """``make()``, unless ``slot`` was last made from these very ``parts`` of a state (the
+        same objects: a state's parts are immutable, and ``evolve`` shares the unchanged
+        ones, so the same objects mean the same value)."""
+        held = self._slots.get(("keep", slot), _NOTHING)
+        if held is not _NOTHING and all(a is b for a, b in zip(held[0], parts, strict=True)):
+            return held[1]
+        value = make()
+        self._slots[("keep", slot)] = (parts, value)
+        return value
+
     def public(self, state: State) -> dict[str, Any]:
         if state is not self._state:
             self._public = _public_sections(state, self)
@@ -162,7 +173,14 @@ def _public_sections(state: State, cache: ViewCache) -> dict[str, Any]:
         "status": state.status.value,
         "mode": "solo" if len(state.players) == 1 else "competitive",
         "turn": _turn(state),
-        "city": _city(state, frozenset(), False, functools.partial(_intern_block, cache, None)),
+        "city": cache.keep(
+            "city",
+            (state.tokens, state.slots, state.players, state.mobsters, state.layout,
+             state.informants, state.witnesses, state.hq_holding),
+            lambda: _city(
+                state, frozenset(), False, functools.partial(_intern_block, cache, None)
+            ),
+        ),
         "bag": dict(zip((c.value for c in COLORS), state.bag, strict=True)),
         "track": {
             "stacks": _stacks(state),
@@ -201,7 +219,12 @@ def _public_sections(state: State, cache: ViewCache) -> dict[str, Any]:
             for e in EVIDENCE_ORDER
         ],
         "players": [
-            cache.intern(("player", p.seat), _player(state, p.seat)) for p in state.players
+            cache.keep(
+                ("player", p.seat),
+                (p, state.tokens, state.solved, state.votes),
+                lambda seat=p.seat: cache.intern(("player", seat), _player(state, seat)),
+            )
+            for p in state.players
         ],
         "looks": [list(pair) for pair in state.looks],
         "commitments": cache.memo(
@@ -350,6 +373,34 @@ def _public_decision(d: Decision) -> dict[str, Any]:
 
 def _you(state: State, seat: int, cache: ViewCache) -> dict[str, Any]:
     p = state.players[seat]
+    mine = cache.keep(
+        ("you", seat),
+        (p, state.tokens, state.pending, state.murderer, state.solved, state.salts,
+         state.deck_order),
+        lambda: _your_secrets(state, seat),
+    )  # fmt: skip
+    turn = state.turn
+    controls_key = (
+        state.status,
+        state.clock,
+        None if turn is None else (turn.seat, turn.timed_out, turn.extended),
+        tuple((q.bot, q.auto, q.bank) for q in state.players),
+        state.votes,
+    )  # everything seats.check_seat_command reads
+    return {
+        **mine,
+        "legal": cache.intern(("legal", seat), cache.legal(seat, legal_actions(state, seat))),
+        "controls": cache.memo(
+            ("controls", seat),
+            controls_key,
+            lambda: [to_plain(cmd) for cmd in seat_controls(state, seat)],
+        ),
+    }
+
+
+def _your_secrets(state: State, seat: int) -> dict[str, Any]:
+    """``you`` but ``legal`` and ``controls``: what only this seat knows."""
+    p = state.players[seat]
     tokens = {t.block: t for t in state.tokens}
     decision = next((d for d in state.pending if d.seat == seat), None)
     mine: dict[str, Any] | None = None
@@ -380,10 +431,6 @@ def _you(state: State, seat: int, cache: ViewCache) -> dict[str, Any]:
         "accusation": p.accusation,
         "proofs": _private_proofs(state, seat),
         "decision": mine,
-        "legal": cache.intern(
-            ("legal", seat), cache.legal(seat, legal_actions(state, seat))
-        ),
-        "controls": [to_plain(cmd) for cmd in seat_controls(state, seat)],
     }
 
 
