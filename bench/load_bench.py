@@ -121,7 +121,13 @@ class GameServer:
             self.embedded.stop()
 
 
-def start_server(work: Path, pool: int, gc_threshold: str | None = None) -> GameServer:
+def start_server(
+    work: Path,
+    pool: int,
+    gc_threshold: str | None = None,
+    bot_delay: float = 0.0,
+    extra: tuple[str, ...] = (),
+) -> GameServer:
     """``echo-ridge serve`` on an embedded Redis in ``work``.  ``pool`` > 0: the embedded Redis
     is started here (the same ``EmbeddedRedis``) and handed to the server as ``--redis-url``
     with ``?max_connections=POOL``; 0: the server starts it itself, as ``make run`` does.
@@ -153,8 +159,9 @@ def start_server(work: Path, pool: int, gc_threshold: str | None = None) -> Game
                 *where,
                 "--commands-per-second", "1000000",
                 "--max-connections-per-ip", "0",  # every bot connects from 127.0.0.1
-                "--bot-delay", "0",
+                "--bot-delay", str(bot_delay),
                 "--decision-timeout", "0",
+                *extra,
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

@@ -9,6 +9,7 @@ ends the outbox after the frames already queued (or, with ``drop``, instead of t
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable
 
 Frame = bytes | str
@@ -18,34 +19,51 @@ RESYNC = 4011
 
 
 class Outbox:
+    """``items``: the frames (and at last the close) waiting, oldest first; empty when the
+    connection keeps up."""
+
+    __slots__ = ("_waiter", "closing", "items", "limit", "on_overflow")
+
     def __init__(self, limit: int, on_overflow: Callable[[], None] | None = None) -> None:
         self.limit = limit
         self.on_overflow = on_overflow
         self.closing: Close | None = None
-        self._queue: asyncio.Queue[Frame | Close] = asyncio.Queue()
+        self.items: deque[Frame | Close] = deque()
+        self._waiter: asyncio.Future[None] | None = None
 
     def __len__(self) -> int:
-        return self._queue.qsize()
+        return len(self.items)
 
     def put(self, frame: Frame) -> None:
         if self.closing is not None:
             return
-        if self._queue.qsize() >= self.limit:
+        if len(self.items) >= self.limit:
             if self.on_overflow is not None:
                 self.on_overflow()
             self.close(RESYNC, "resync: too far behind", drop=True)
             return
-        self._queue.put_nowait(frame)
+        self._push(frame)
 
     def close(self, code: int, reason: str, *, drop: bool = False) -> None:
         if self.closing is not None:
             return
         self.closing = (code, reason)
         if drop:
-            while not self._queue.empty():
-                self._queue.get_nowait()
-        self._queue.put_nowait((code, reason))
+            self.items.clear()
+        self._push((code, reason))
+
+    def _push(self, item: Frame | Close) -> None:
+        self.items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def get(self) -> Frame | Close:
         """The next frame, or the close ``(code, reason)`` that ends the outbox."""
-        return await self._queue.get()
+        while not self.items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self.items.popleft()

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
+from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 from typing import Any, cast
@@ -84,19 +85,31 @@ class Session:
 
     def deliver(self, frame: bytes | str) -> None:
         """Write ``frame`` now if the connection keeps up, else queue it (never waits)."""
-        outbox = self.outbox
-        if (
-            outbox.closing is None
-            and not outbox
-            and self._sending_since is None
-            and self.ws.state is State.OPEN
-            and self.ws.transport.get_write_buffer_size() <= DIRECT_BUFFER
-        ):
-            broadcast((self.ws,), frame)
-            if self.metrics is not None:
-                self.metrics.frames_out.inc()
-        else:
-            outbox.put(frame)
+        Session.deliver_all((self,), frame)
+
+    @staticmethod
+    def deliver_all(sessions: Iterable[Session], frame: bytes | str) -> None:
+        """``deliver`` to each of ``sessions``, with one ``broadcast()`` for all of those that
+        keep up (the fan-out of one frame to a group of viewers)."""
+        now: list[ServerConnection] = []
+        metrics = None
+        for session in sessions:
+            outbox = session.outbox
+            ws = session.ws
+            if (
+                not outbox.items
+                and outbox.closing is None
+                and session._sending_since is None
+                and ws.transport.get_write_buffer_size() <= DIRECT_BUFFER
+            ):  # (broadcast() skips a connection that is no longer open)
+                now.append(ws)
+                metrics = session.metrics
+            else:
+                outbox.put(frame)
+        if now:
+            broadcast(now, frame)
+            if metrics is not None:
+                metrics.frames_out.inc(len(now))
 
     def close(self, code: int, reason: str, *, drop: bool = False) -> None:
         """Close after the frames already queued (or, with ``drop``, instead of them) and a

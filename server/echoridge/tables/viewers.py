@@ -66,8 +66,16 @@ class Encoded:
         return frame
 
     def send(self, sinks: Iterable[Sink]) -> None:
+        """Queue the frame for each sink; sinks of one kind that can take a frame together
+        (``deliver_all``: the sessions, one ``broadcast()``) get it so, per subprotocol."""
+        batches: dict[tuple[type, str], list[Sink]] = {}
         for sink in list(sinks):
-            sink.deliver(self(sink.subprotocol))
+            if hasattr(sink, "deliver_all"):
+                batches.setdefault((type(sink), sink.subprotocol), []).append(sink)
+            else:
+                sink.deliver(self(sink.subprotocol))
+        for (kind, subprotocol), batch in batches.items():
+            kind.deliver_all(batch, self(subprotocol))  # type: ignore[attr-defined]
 
 
 @dataclass
