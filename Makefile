@@ -1,5 +1,6 @@
 # Echo Ridge.  `make run` and `make test` create .venv on first use.
 PYTHON ?= python3
+BENCH_LARGE ?= 1000
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -22,14 +23,20 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy --strict server/echoridge/rules server/echoridge/store protocol/echoridge_protocol
 
+# The benches' reports are kept in $(BENCH_OUT); bench/targets.py reads them (issue 13's targets).
+BENCH_OUT ?= .bench
+bench: SHELL := /bin/bash
+bench: .SHELLFLAGS := -o pipefail -c
 bench: $(STAMP)
+	mkdir -p $(BENCH_OUT)
 	$(PY) bench/rules_bench.py
 	$(PY) bench/store_bench.py
 	$(PY) bench/protocol_bench.py
-	$(PY) bench/load_bench.py
-	@# issue 13's anchors; the floor also runs on uvloop, installed here for the bench only
-	$(PY) -m pip install --quiet uvloop || echo "# no uvloop: the floor runs on asyncio only"
-	$(PY) bench/peer_bench.py $(PEER_ARGS)
+	$(PY) bench/load_bench.py | tee $(BENCH_OUT)/load.txt
+	-$(PY) bench/load_bench.py --tables $(BENCH_LARGE) --ramp 30 | tee $(BENCH_OUT)/load1000.txt
+	-$(PY) bench/fanout_bench.py | tee $(BENCH_OUT)/fanout.txt
+	-$(PY) bench/peer_bench.py $(PEER_ARGS) | tee $(BENCH_OUT)/peer.txt
+	$(PY) bench/targets.py $(BENCH_OUT)
 
 soak: $(STAMP)
 	$(PY) bench/soak.py $(SOAK_ARGS)
