@@ -252,6 +252,7 @@ class TableSession(SessionChat, SessionClocks):
                 await self._notify()
         elif isinstance(message, m.ServerBye) and message.code in FINAL_CLOSES - {1000}:
             self.error = ClientError(f"the server closed the session: {message.reason}")
+            await self._notify()  # (a waiter must learn it: the close that follows will not say)
 
     def _check(self) -> None:
         if self.verifier is not None:
