@@ -70,6 +70,26 @@ def diff(old: Any, new: Any) -> list[Op]:
     return ops
 
 
+def diff_sections(old: Any, new: Any, memo: dict[tuple[str, int, int], list[Op]]) -> list[Op]:
+    """``diff(old, new)``, the same ops, with each top-level section's ops taken from ``memo``
+    when the same pair of objects was diffed before: views of one version made through one
+    ``ViewCache`` share their public sections, so fan-out diffs each of them once, not once
+    per viewer.  ``memo`` must only live while the objects it names do (ids are its keys)."""
+    if type(old) is not dict or type(new) is not dict or old.keys() != new.keys():
+        return diff(old, new)
+    ops: list[Op] = []
+    for k, vb in new.items():
+        va = old[k]
+        if va is vb:
+            continue
+        key = (k, id(va), id(vb))
+        part = memo.get(key)
+        if part is None:
+            part = memo[key] = diff({k: va}, {k: vb})
+        ops.extend(part)
+    return ops
+
+
 def _same_leaf(a: Any, b: Any) -> bool:
     """``a`` and ``b`` (of the same type, not maps or lists) are the same value on the wire."""
     if type(a) is float:

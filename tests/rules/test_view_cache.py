@@ -11,7 +11,7 @@ import pytest
 from echoridge.rules import EVERYONE, SPECTATOR, Seat, Status, ViewCache, view
 from echoridge.rules.views import Viewer
 from echoridge.simulate import game_seed, play_random
-from echoridge_protocol.delta import diff
+from echoridge_protocol.delta import diff, diff_sections
 
 
 def viewers(players: int) -> list[Viewer]:
@@ -69,3 +69,23 @@ def test_cached_views_are_the_uncached_views_with_seat_commands(game: int) -> No
         state = step.after
         for viewer in viewers(4) if state.status is not Status.NEW else [SPECTATOR]:
             assert diff(view(state, viewer), view(state, viewer, cache)) == []
+
+
+def test_sections_diffed_once_give_every_viewer_its_own_diff() -> None:
+    """Fan-out diffs each shared section once per version (``diff_sections`` with one memo for
+    every viewer): each viewer's ops are exactly ``diff`` of its two views, and the memo is
+    used (the public sections are the same objects in every viewer's view)."""
+    cache = ViewCache()
+    before: dict[Viewer, Any] = {}
+    reused = 0
+    for _, _, state in play_random(4, game_seed(3, 1)):
+        memo: dict[tuple[str, int, int], list[Any]] = {}
+        for viewer in viewers(4) if state.status is not Status.NEW else [SPECTATOR]:
+            new = view(state, viewer, cache)
+            if viewer in before:
+                size = len(memo)
+                ops = diff_sections(before[viewer], new, memo)
+                assert ops == diff(before[viewer], new)
+                reused += size == len(memo) and bool(ops)
+            before[viewer] = new
+    assert reused > 20

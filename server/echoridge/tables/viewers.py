@@ -21,6 +21,7 @@ from echoridge.store import StoreError
 from echoridge.tables.errors import TableError
 from echoridge_protocol import codec, diff
 from echoridge_protocol import messages as m
+from echoridge_protocol.delta import diff_sections
 
 if TYPE_CHECKING:
     from collections import deque
@@ -167,6 +168,7 @@ class Viewers:
         return self.delayed_views if delayed else self.views
 
     def _fan_out(self) -> None:
+        shared: dict[tuple[str, int, int], list[Any]] = {}  # the sections' ops, this round
         for key, group in self.groups.items():
             target = self._target(key)
             while group.version < target:
@@ -176,7 +178,7 @@ class Viewers:
                         sink.close(4011, "resync", drop=True)
                     group.sinks.clear()
                     break
-                self._step(key, group, group.version + 1, state)
+                self._step(key, group, group.version + 1, state, shared)
 
     def _entries(self, key: int, version: int, state: State) -> tuple[Entry, ...] | None:
         """A delta's log: the entries of ``version`` (which made ``state``) for this viewer."""
@@ -195,13 +197,20 @@ class Viewers:
             out.extend(entries_for(said, viewer))
         return tuple(out)
 
-    def _step(self, key: int, group: Group, version: int, state: State) -> None:
+    def _step(
+        self,
+        key: int,
+        group: Group,
+        version: int,
+        state: State,
+        shared: dict[tuple[str, int, int], list[Any]],
+    ) -> None:
         new = viewer_view(state, key, self._views(key))
         delta = m.Delta(
             table=self.table,
             epoch=self.epoch,
             version=version,
-            ops=diff(group.view, new),
+            ops=diff_sections(group.view, new, shared),  # public sections diffed once
             log=self._entries(key, version, state),
         )
         Encoded(delta).send(group.sinks)
