@@ -173,10 +173,10 @@ def _public_sections(state: State, cache: ViewCache) -> dict[str, Any]:
         "status": state.status.value,
         "mode": "solo" if len(state.players) == 1 else "competitive",
         "turn": _turn(state),
-        "city": cache.keep(
+        "city": cache.memo(
             "city",
-            (state.tokens, state.slots, state.players, state.mobsters, state.layout,
-             state.informants, state.witnesses, state.hq_holding),
+            (state.tokens, state.slots, tuple(p.car for p in state.players), state.mobsters,
+             state.layout, state.informants, state.witnesses, state.hq_holding),
             lambda: _city(
                 state, frozenset(), False, functools.partial(_intern_block, cache, None)
             ),
@@ -373,12 +373,13 @@ def _public_decision(d: Decision) -> dict[str, Any]:
 
 def _you(state: State, seat: int, cache: ViewCache) -> dict[str, Any]:
     p = state.players[seat]
-    mine = cache.keep(
+    mine = cache.memo(
         ("you", seat),
-        (p, state.tokens, state.pending, state.murderer, state.solved, state.salts,
+        (p.suspects, p.seen, p.shown, p.force, p.known_tokens, p.accusation, p.learned,
+         p.look_proofs, state.tokens, state.pending, state.murderer, state.solved, state.salts,
          state.deck_order),
         lambda: _your_secrets(state, seat),
-    )  # fmt: skip
+    )  # everything _your_secrets reads (compared with ==, which is quick on the same objects)
     turn = state.turn
     controls_key = (
         state.status,

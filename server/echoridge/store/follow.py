@@ -26,6 +26,7 @@ from echoridge.tasks import cancel_and_wait
 BLOCK_MS = 5000
 PAUSE_PER_STREAM = 0.0001  # seconds between two XREADs that found entries, per followed stream
 PAUSE_MAX = 0.02  # ... at most (what an append by another node may wait more, at worst)
+PAUSE_OWN_MAX = 0.1  # ... while XREADs bring back only this process's own appends
 BATCH = 500  # entries per stream per XREAD
 RETRY = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)  # seconds between attempts while Redis is down
 
@@ -115,6 +116,7 @@ class Follower:
 
     async def _loop(self) -> None:
         failures = 0
+        own = 0  # XREADs in a row that brought back only this process's own appends
         while not self._stopping:
             streams: dict[Any, Any] = {self._wake_key: self._wake_id}
             for table, cursor in self._cursors.items():
@@ -128,16 +130,22 @@ class Follower:
                 failures += 1
                 continue
             got = _streams(reply)
+            fresh = 0  # entries this process had not appended itself
             for key, rows in got:
                 name = key.decode() if isinstance(key, bytes) else key
                 if name == self._wake_key:
                     self._wake_id = rows[-1][0]
+                    fresh += 1
                     continue
-                self._deliver(keys.table_of_log(name), rows)
+                fresh += self._deliver(keys.table_of_log(name), rows)
+            own = own + 1 if got and not fresh else 0
             if got and self._cursors:
                 # An XREAD costs (here and in Redis) in proportion to the streams it names; on a
-                # busy node, let a few milliseconds of appends gather before the next one.
-                await asyncio.sleep(min(PAUSE_MAX, PAUSE_PER_STREAM * len(self._cursors)))
+                # busy node, let a few milliseconds of appends gather before the next one, and
+                # longer while every XREAD brings back only this process's own appends (which
+                # it has delivered already): the first append of another process ends that.
+                pause = min(PAUSE_MAX, PAUSE_PER_STREAM * len(self._cursors))
+                await asyncio.sleep(min(PAUSE_OWN_MAX, pause * 2 ** min(own, 3)))
 
     def appended(self, entry: Entry, table: str) -> None:
         """This process appended ``entry`` to ``table``'s log itself: take it as read, so the
@@ -154,10 +162,12 @@ class Follower:
         for sub in cursor.subscribers:
             sub.queue.put_nowait(entry)
 
-    def _deliver(self, table: str, rows: list[Any]) -> None:
+    def _deliver(self, table: str, rows: list[Any]) -> int:
+        """Hand the entries the subscribers have not had to them; how many there were."""
         cursor = self._cursors.get(table)
         if cursor is None:
-            return
+            return 0
+        fresh = 0
         for stream_id, raw in rows:
             version = version_of(stream_id)
             if version <= cursor.head.version:
@@ -170,10 +180,12 @@ class Follower:
                 for sub in cursor.subscribers:
                     sub.queue.put_nowait(damage)
                 del self._cursors[table]
-                return
+                return fresh + 1
             cursor.head = entry.head
+            fresh += 1
             for sub in cursor.subscribers:
                 sub.queue.put_nowait(entry)
+        return fresh
 
 
 def _streams(reply: Any) -> list[tuple[Any, list[Any]]]:
