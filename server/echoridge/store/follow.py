@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +54,7 @@ class Follower:
         self._reader = reader  # a connection of its own: XREAD BLOCK holds it
         self._block_ms = block_ms
         self._cursors: dict[str, _Cursor] = {}
+        self._appending: dict[str, int] = {}  # table -> this process's appends in flight
         self._wake_key = f"er:wake:{uuid.uuid4().hex}"
         self._wake_id = "0-0"
         self._task: asyncio.Task[None] | None = None
@@ -147,6 +148,21 @@ class Follower:
                 pause = min(PAUSE_MAX, PAUSE_PER_STREAM * len(self._cursors))
                 await asyncio.sleep(min(PAUSE_OWN_MAX, pause * 2 ** min(own, 3)))
 
+    @contextlib.contextmanager
+    def appending(self, table: str) -> Iterator[None]:
+        """Around this process's own append to ``table``: an entry the loop reads meanwhile is
+        (most likely) that append, racing its reply, so it does not count as another process's
+        (the loop's pause, see ``_loop``); it is delivered all the same."""
+        self._appending[table] = self._appending.get(table, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._appending[table] - 1
+            if left:
+                self._appending[table] = left
+            else:
+                del self._appending[table]
+
     def appended(self, entry: Entry, table: str) -> None:
         """This process appended ``entry`` to ``table``'s log itself: take it as read, so the
         loop neither reads it back from Redis nor decodes it again (the next XREAD starts after
@@ -163,7 +179,8 @@ class Follower:
             sub.queue.put_nowait(entry)
 
     def _deliver(self, table: str, rows: list[Any]) -> int:
-        """Hand the entries the subscribers have not had to them; how many there were."""
+        """Hand the entries the subscribers have not had to them; how many of them no append
+        of this process may have made."""
         cursor = self._cursors.get(table)
         if cursor is None:
             return 0
@@ -182,7 +199,7 @@ class Follower:
                 del self._cursors[table]
                 return fresh + 1
             cursor.head = entry.head
-            fresh += 1
+            fresh += table not in self._appending
             for sub in cursor.subscribers:
                 sub.queue.put_nowait(entry)
         return fresh

@@ -361,9 +361,10 @@ class TableRunner(Viewers, ServerMoves):
     ) -> Outcome:
         """Append under the lock; on a conflict catch up (the caller's decision is stale)."""
         started = time.perf_counter()
-        result = await self.log.append(
-            self.table, self.head, key, NewEntry(seat, command, tuple(events))
-        )
+        with self.node.storage.follower.appending(self.table):
+            result = await self.log.append(
+                self.table, self.head, key, NewEntry(seat, command, tuple(events))
+            )
         self.node.observe_append(result, time.perf_counter() - started)
         if isinstance(result, Appended):
             entry = Entry(
