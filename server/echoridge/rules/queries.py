@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from echoridge.rules.board import Block, index
 from echoridge.rules.data import (
@@ -55,14 +55,36 @@ def active_events(state: State) -> Iterator[tuple[int, ActiveEvent, EventSpec]]:
             yield i + 1, a, EVENTS[a.card]
 
 
-def ongoing(state: State, kind: type[E]) -> list[E]:
+class _BySlots:
+    """The last event slots seen and what was worked out from them: ``ongoing`` and
+    ``surcharges`` depend on nothing else, and ``legal_actions`` asks them dozens of times of
+    one state.  Slots are immutable, so the same object means the same answers."""
+
+    __slots__ = ("answers", "slots")
+
+    def __init__(self) -> None:
+        self.slots: object = None
+        self.answers: dict[object, Any] = {}
+
+    def of(self, state: State) -> dict[object, Any]:
+        if state.slots is not self.slots:
+            self.slots, self.answers = state.slots, {}
+        return self.answers
+
+
+_BY_SLOTS = _BySlots()
+
+
+def ongoing(state: State, kind: type[E]) -> tuple[E, ...]:
     """Every active event's ongoing effect of the given kind."""
-    return [
-        eff
-        for _, _, spec in active_events(state)
-        for eff in spec.ongoing
-        if isinstance(eff, kind)
-    ]
+    answers = _BY_SLOTS.of(state)
+    found = answers.get(kind)
+    if found is None:
+        found = answers[kind] = tuple(
+            eff for _, _, spec in active_events(state) for eff in spec.ongoing
+            if isinstance(eff, kind)
+        )  # fmt: skip
+    return found
 
 
 def ability(state: State, seat: int) -> AbilityEffect:
@@ -133,7 +155,12 @@ def action_cost(
 
 def surcharges(state: State) -> dict[Block, int]:
     """Extra hours for entering each block: +1 per SURCHARGE_TOKEN event with a token on it,
-    +1 per SURCHARGE_ROW event with a token in its row.  Blocks with none are left out."""
+    +1 per SURCHARGE_ROW event with a token in its row.  Blocks with none are left out.
+    The same dict for the same slots: do not change it."""
+    answers = _BY_SLOTS.of(state)
+    known = answers.get("surcharges")
+    if known is not None:
+        return known  # type: ignore[no-any-return]
     table: dict[Block, int] = {}
     for a in state.slots:
         if a is None:
@@ -146,6 +173,7 @@ def surcharges(state: State) -> dict[Block, int]:
                 for row in {b[1] for b in a.tokens}:
                     for col in range(1, GRID + 1):
                         table[(col, row)] = table.get((col, row), 0) + 1
+    answers["surcharges"] = table
     return table
 
 
