@@ -21,6 +21,10 @@ def index(block: Block) -> int:
 
 
 def on_board(block: object) -> bool:
+    if type(block) is tuple and len(block) == 2:  # the common case, without a generator
+        col, row = block
+        if type(col) is int and type(row) is int:
+            return 1 <= col <= GRID and 1 <= row <= GRID
     return (
         isinstance(block, tuple)
         and len(block) == 2
