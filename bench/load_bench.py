@@ -445,6 +445,16 @@ class Snapshot:
         )
 
 
+async def sample_loop_lag(out: list[float], tick: float = 0.1) -> None:
+    """The load generator's own event-loop lag (as the server's ``watch_loop_lag``): a busy
+    generator delays the replies it times, so its lag is reported beside its CPU."""
+    loop = asyncio.get_running_loop()
+    while True:
+        before = loop.time()
+        await asyncio.sleep(tick)
+        out.append(max(0.0, loop.time() - before - tick))
+
+
 @contextlib.contextmanager
 def py_spy(pid: int, out: str | None) -> Iterator[None]:
     """Record the server with py-spy (raw collapsed stacks) while the block runs."""
@@ -507,8 +517,11 @@ async def bench(args: argparse.Namespace) -> int:
             after.append(Snapshot.take(server, r))
             seen.append(watch.stop())
 
+        lags: list[float] = []
+        sampler = asyncio.create_task(sample_loop_lag(lags))
         with py_spy(server.process.pid, args.py_spy):
             report = await run_bots(options, played)
+        sampler.cancel()
         end, monitored = after[0], seen[0]
     finally:
         server.stop()
@@ -561,6 +574,11 @@ async def bench(args: argparse.Namespace) -> int:
         "server_cpu_utilisation": round(server_cpu / play, 3),
         "redis_cpu_seconds": round(redis_cpu, 2),
         "client_cpu_seconds": report["client_cpu_seconds"],
+        "client_cpu_utilisation": round(report["client_cpu_seconds"] / play, 3),
+        "client_loop_lag_max_ms": round(max(lags, default=0.0) * 1000, 1),
+        "client_loop_lag_p99_ms": round(sorted(lags)[int(0.99 * (len(lags) - 1))] * 1000, 1)
+        if lags
+        else 0.0,
         "loop_lag_max_ms": round(end.metrics.get("echoridge_loop_lag_max_seconds", 0) * 1000, 1),
         "loop_lag_mean_ms": round(lag_sum / lag_count * 1000, 2) if lag_count else 0.0,
         "loop_lag_p50_ms_le": bucket_quantile(lag_buckets, lag_count, 0.5) * 1000,

@@ -96,9 +96,13 @@ def main() -> int:
     trips = redis["monitor"]["round_trips_per_command_on_its_path"] if redis else None
     print(f"#   Redis round trips on a command's path: {trips} | {ROUND_TRIPS:g} | "
           f"{verdict(None if trips is None else trips <= ROUND_TRIPS + 0.005)}")
-    if load:
-        print(f"#   (the load generator used {load['client_cpu_seconds']} s of CPU over "
-              f"{load['play_seconds']} s; server loop lag max {load['loop_lag_max_ms']} ms)")
+    for run in (load, large):
+        if run:
+            print(f"#   ({run['tables']} tables: the load generator used "
+                  f"{run['client_cpu_seconds']} s of CPU over {run['play_seconds']} s, its "
+                  f"loop lag max {run.get('client_loop_lag_max_ms', '?')} ms, p99 "
+                  f"{run.get('client_loop_lag_p99_ms', '?')} ms; the server's loop lag max "
+                  f"{run['loop_lag_max_ms']} ms)")
     return 0
 
 
