@@ -2,7 +2,8 @@
 loaded by remote bots over the network, and beside it a minimal websockets broadcast server.
 
 1. Starts ``echo-ridge serve`` (``--commands-per-second 1000000 --bot-delay 0
-   --decision-timeout 0``) and runs ``echo-ridge bots`` in this process (``run_bots``): 200
+   --decision-timeout 0``) and runs ``echo-ridge bots`` (``run_tables``) in ``--generators``
+   processes: 200
    tables x 4 seats + 1 spectator (``--quick``: 20), random bots; the tables arrive over
    ``--ramp`` seconds (10) and each seat thinks ``--think`` seconds (1 on average, exponential,
    so commands arrive as from independent people) before each command; ``--think 0`` plays
@@ -19,9 +20,11 @@ loaded by remote bots over the network, and beside it a minimal websockets broad
    same number of connections (same binary/text mix), has it broadcast as many messages of the
    same average sizes as the bots received deltas, and compares deliveries per server CPU-second.
 
-Prints JSON lines and a summary against the targets (p99 < 50 ms; 1 Redis round trip per
-command; fan-out >= 0.6x the baseline's deliveries per CPU-second); never asserts on time.
-Usage: python bench/load_bench.py [--quick] [--tables N] [--rate R] [--py-spy FILE]
+The bots run in ``--generators`` processes of their own (2), each with its share of the tables;
+their CPU and their own event-loop lag are reported beside the server's (a generator that falls
+behind delays the replies it times).  Prints JSON lines and a summary against the targets (p99
+< 20 ms; 1 Redis round trip per command); never asserts on time; bench/targets.py reads the
+lines.  Usage: python bench/load_bench.py [--quick] [--tables N] [--generators N] [--py-spy FILE]
 """
 
 from __future__ import annotations
@@ -29,10 +32,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import hashlib
 import json
 import math
+import multiprocessing
 import os
 import re
 import shutil
@@ -57,17 +62,18 @@ from echoridge.serve import GC_THRESHOLDS
 from echoridge.store import scripts
 from echoridge.store.embedded import EmbeddedRedis, free_port
 from echoridge.transcript import replay
-from echoridge_client.loadbots import BotOptions, ok, run_bots, subprotocol_of
+from echoridge_client.botsessions import Stats
+from echoridge_client.loadbots import BotOptions, ok, percentile, run_tables, subprotocol_of
 from echoridge_protocol import messages as m
 
 READY = "echo-ridge: serving on"
 TICKS = os.sysconf("SC_CLK_TCK")
-TARGET_P99_MS = 50.0
+TARGET_P99_MS = 20.0  # issue 13, at 200 tables (bench/targets.py prints every target)
 TARGET_ROUND_TRIPS = 1.0
-TARGET_RATIO = 0.6
 THINK = 1.0  # seconds a seat thinks before a command, on average (a fast human takes longer)
 RAMP = 10.0  # seconds over which the tables arrive
 BASELINE_CPU = 2.0  # seconds of baseline server CPU to measure, at least
+GENERATORS = 2  # load generator processes (the bots' client), each with its share of the tables
 
 
 # --- processes ---------------------------------------------------------------------------------
@@ -476,6 +482,97 @@ def py_spy(pid: int, out: str | None) -> Iterator[None]:
         spy.wait(60)
 
 
+# --- the load generator: processes of their own -----------------------------------------------
+
+
+def generator(options: BotOptions, played: Any, go: Any, out: Any) -> None:
+    """One load generator process: plays its share of the tables, says when its games have
+    ended (``played``), waits for ``go`` (the server's figures are read meanwhile), verifies the
+    transcripts and sends its report, raw latencies and loop lag samples on ``out``."""
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)  # its own collector's pauses would add to what it times
+
+    async def main() -> None:
+        lags: list[float] = []
+        sampler = asyncio.create_task(sample_loop_lag(lags))
+
+        async def ended() -> None:
+            sampler.cancel()
+            played.set()
+            while not go.is_set():
+                await asyncio.sleep(0.05)
+
+        stats = Stats()
+        report, _ = await run_tables(options, ended, stats)
+        out.put({"report": report, "latencies": stats.latencies, "lags": lags})
+
+    asyncio.run(main())
+
+
+async def run_generators(
+    options: BotOptions, processes: int, played: Any
+) -> tuple[dict[str, Any], list[float]]:
+    """``run_bots`` over ``processes`` generator processes, each with its share of the tables
+    (and its own seed): one merged report (latency percentiles over every sample, counts and
+    CPU summed) and the generators' loop lag samples.  ``played`` is awaited once every game
+    has ended, before the transcripts are checked."""
+    ctx = multiprocessing.get_context("spawn")
+    base, extra = divmod(options.tables, processes)
+    shares = [base + (i < extra) for i in range(processes)]
+    shares = [n for n in shares if n]
+    out = ctx.Queue()
+    go = ctx.Event()
+    procs, ends = [], []
+    for i, n in enumerate(shares):
+        seed = None if options.seed is None else options.seed * 1000 + i
+        mine = dataclasses.replace(options, tables=n, seed=seed)
+        ended = ctx.Event()
+        p = ctx.Process(target=generator, args=(mine, ended, go, out), daemon=True)
+        p.start()
+        procs.append(p)
+        ends.append(ended)
+    loop = asyncio.get_running_loop()
+    try:
+        for ended in ends:
+            while not ended.is_set():
+                await asyncio.sleep(0.05)
+        await played()
+        go.set()
+        parts = [await loop.run_in_executor(None, out.get, True, options.timeout) for _ in procs]
+    finally:
+        for p in procs:
+            p.join(30)
+            if p.is_alive():
+                p.kill()
+    reports = [part["report"] for part in parts]
+    latencies = [x for part in parts for x in part["latencies"]]
+    lags = [x for part in parts for x in part["lags"]]
+    merged: dict[str, Any] = dict(reports[0])
+    summed = ("tables", "concurrency", "finished", "verified", "errors", "commands",
+              "acknowledged", "lost", "retries", "accepted", "stale", "rejected", "paced_stale",
+              "deliveries", "connections", "reconnects", "client_cpu_seconds")  # fmt: skip
+    for key in summed:
+        merged[key] = round(sum(r.get(key, 0) for r in reports), 3)
+    for key in ("play_seconds", "seconds"):
+        merged[key] = max(r[key] for r in reports)
+    merged["p50_ms"] = round(percentile(latencies, 50) * 1000, 2)
+    merged["p99_ms"] = round(percentile(latencies, 99) * 1000, 2)
+    merged["max_ms"] = round(max(latencies, default=0.0) * 1000, 2)
+    play = merged["play_seconds"]
+    merged["commands_per_second"] = round(merged["commands"] / play, 1) if play else 0
+    merged["deliveries_per_second"] = round(merged["deliveries"] / play, 1) if play else 0
+    sizes: dict[str, list[float]] = {}
+    for r in reports:
+        for name, mean in r["delta_bytes"].items():
+            weight = r["deliveries"] or 1
+            tally = sizes.setdefault(name, [0.0, 0.0])
+            tally[0] += weight
+            tally[1] += mean * weight
+    merged["delta_bytes"] = {name: round(t / w, 1) for name, (w, t) in sizes.items() if w}
+    merged["generators"] = len(procs)
+    return merged, lags
+
+
 async def bench(args: argparse.Namespace) -> int:
     tables = args.tables or (20 if args.quick else 200)
     # The bots' client holds 1,000 sessions' mirrors: give it the server's collector settings,
@@ -517,11 +614,8 @@ async def bench(args: argparse.Namespace) -> int:
             after.append(Snapshot.take(server, r))
             seen.append(watch.stop())
 
-        lags: list[float] = []
-        sampler = asyncio.create_task(sample_loop_lag(lags))
         with py_spy(server.process.pid, args.py_spy):
-            report = await run_bots(options, played)
-        sampler.cancel()
+            report, lags = await run_generators(options, args.generators, played)
         end, monitored = after[0], seen[0]
     finally:
         server.stop()
@@ -633,9 +727,9 @@ async def bench(args: argparse.Namespace) -> int:
           f"{lifecycle / tables:.0f} per table to create, join, start, open sessions, end); "
           f"EVALSHA {evalsha / commands:.3f} per command; INFO commandstats counts "
           f"{others / commands:.2f} calls per command, the scripts' calls included")  # fmt: skip
-    verdict = "met" if ratio >= TARGET_RATIO else "MISSED"
-    print(f"#   fan-out {ours_per_cpu:.0f} vs {baseline['deliveries_per_cpu_second']:.0f} "
-          f"deliveries per server CPU-second = {ratio:.3f}x (>= {TARGET_RATIO}x): {verdict}")
+    print(f"#   (not a target) every delivery against all of the server's CPU: {ours_per_cpu:.0f} "
+          f"vs {baseline['deliveries_per_cpu_second']:.0f} deliveries per server CPU-second for "
+          f"a bare broadcast() = {ratio:.3f}x; the fan-out target is bench/fanout_bench.py's")
     good = ok(report)
     print(f"# games: {report['finished']}/{tables} finished, {report['verified']} verified, "
           f"{report['errors']} errors" + ("" if good else " -- FAILED"))  # fmt: skip
@@ -667,6 +761,9 @@ def main() -> int:
         "--ramp", type=float, default=RAMP, metavar="SECONDS", help="spread table creation over"
     )
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument(
+        "--generators", type=int, default=GENERATORS, help="load generator processes"
+    )
     parser.add_argument("--py-spy", metavar="FILE", help="record the server with py-spy (raw)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (server log)")
     parser.add_argument(
