@@ -1,0 +1,167 @@
+"""A session's handshake (the ``Handshake`` side of ``Session``, session.py): the ``hello`` that
+opens a lobby, seat or spectator session, or its refusal with a stable code and close code, the
+``welcome``, and the one seat session per seat on a node (a newer one replaces the older, 4009).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _dist_version
+from typing import TYPE_CHECKING, Any, cast
+
+from echoridge.store import StoreError
+from echoridge.tables import SPECTATORS, Node, TableError
+from echoridge.tables.tokens import token_hash
+from echoridge_protocol import codec
+from echoridge_protocol import messages as m
+from echoridge_protocol.errors import DecodeError, ProtocolError
+
+if TYPE_CHECKING:
+    from websockets.asyncio.server import ServerConnection
+
+    from echoridge.net.limits import Limits
+    from echoridge.tables.runner import TableRunner
+
+
+def package_version() -> str:
+    try:
+        return _dist_version("echo-ridge")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0"
+
+
+SERVER_NAME = f"echo-ridge/{package_version()}"  # welcome.server, as in SPEC.md §3.2
+FEATURES = m.FEATURES  # lobby, resume, spectate, bots, transcripts, clocks, handover, chat
+
+
+class Handshake:
+    """What ``Session`` (session.py) does before its first message and for its welcomes."""
+
+    ws: ServerConnection
+    node: Node
+    limits: Limits
+    metrics: Any
+    subprotocol: str
+    kind: str
+    table: str | None
+    seat: int | None
+    credential: str | None
+    runner: TableRunner | None
+    name: str | None
+    last_heard: float
+
+    if TYPE_CHECKING:
+
+        @property
+        def closing(self) -> bool: ...
+
+        def close(self, code: int, reason: str, *, drop: bool = False) -> None: ...
+
+        def _send(self, message: m.Message) -> None: ...
+
+        def _error(self, code: str, message: str, request_id: str | None = None) -> None: ...
+
+    async def _handshake(self) -> None:
+        try:
+            frame = await asyncio.wait_for(self.ws.recv(), self.limits.handshake_seconds)
+        except TimeoutError:
+            self.close(4008, "timeout: no hello")
+            return
+        self.last_heard = time.monotonic()
+        try:
+            hello = codec.decode_client(frame, self.subprotocol)
+            if not isinstance(hello, m.Hello):
+                raise DecodeError("the first message must be hello", "protocol/hello_first")
+            if hello.protocol != m.PROTOCOL:
+                raise DecodeError(
+                    f"this server speaks {m.PROTOCOL}", "protocol/unsupported_version"
+                )
+            kind = hello.session_kind()
+            if kind == "lobby":
+                self.kind = "lobby"
+                self._send(self._welcome(None, None, None, False, None))
+            else:
+                await self._open_table_session(hello, kind)
+        except ProtocolError as exc:
+            close = 4001 if exc.code.startswith("auth/") else 4000
+            self._refuse_handshake(exc.code, exc.message, close)
+        except TableError as exc:
+            close = 4001 if exc.code.startswith("auth/") else 4004
+            self._refuse_handshake(exc.code, exc.message, close)
+        except StoreError:
+            self._refuse_handshake("server/unavailable", "The server cannot reach its store.", 1011)
+        if self.metrics is not None and not self.closing:
+            self.metrics.connections.inc(session=self.kind)
+
+    def _refuse_handshake(self, code: str, message: str, close: int) -> None:
+        self._error(code, message)
+        self.close(close, code)
+
+    async def _open_table_session(self, hello: m.Hello, kind: str) -> None:
+        assert hello.table is not None
+        table = hello.table
+        meta = await self.node.lobby.meta(table)
+        if kind == "seat":
+            assert hello.token is not None
+            self.seat = await self.node.lobby.authenticate(table, hello.token)
+            self.credential = token_hash(hello.token)
+            key = self.seat
+        else:
+            if meta["spectators"] != "1" or meta["public"] != "1":
+                raise TableError("table/no_spectators")
+            key = SPECTATORS
+            self.name = hello.name
+        self.kind, self.table = kind, table
+        if kind == "seat":
+            self.node_sessions_claim()
+        self.runner = await self.node.attach(
+            table,
+            self,
+            key,
+            hello.resume,
+            self._welcome,
+            self.credential,
+        )
+
+    def _welcome(
+        self,
+        epoch: int | None,
+        version: int | None,
+        view: dict[str, Any] | None,
+        resumed: bool,
+        log: tuple[dict[str, Any], ...] | None,
+    ) -> m.Welcome:
+        return m.Welcome(
+            protocol=m.PROTOCOL,
+            server=SERVER_NAME,
+            features=FEATURES,
+            limits=self.limits.wire(),
+            session=cast(m.SessionKind, self.kind),
+            table=self.table,
+            seat=self.seat,
+            epoch=epoch,
+            version=version,
+            view=view,
+            log=log,
+            resumed=resumed,
+        )
+
+    # One seat session per seat on this node: a newer one replaces the older (4009).
+    def node_sessions_claim(self) -> None:
+        sessions = self.node.seat_sessions
+        assert self.table is not None and self.seat is not None
+        old = sessions.get((self.table, self.seat))
+        if old is not None and old is not self:
+            old.close(4009, "replaced by a newer session of this seat")
+        sessions[(self.table, self.seat)] = self
+
+    def node_sessions_forget(self) -> None:
+        sessions = self.node.seat_sessions
+        if self.table is not None and self.seat is not None:
+            key = (self.table, self.seat)
+            if sessions.get(key) is self:
+                del sessions[key]
+        if self.metrics is not None and self.kind != "handshake":
+            self.metrics.connections.dec(session=self.kind)
