@@ -15,13 +15,13 @@ from echoridge.rules.evolve import evolve, fold
 from echoridge.rules.legal import legal_actions
 from echoridge.rules.model import State, Status
 from echoridge.rules.rng import Rng
+from echoridge.rules.viewcache import ViewCache
 from echoridge.rules.views import (
     EVERYONE,
     SPECTATOR,
     Everyone,
     Seat,
     Spectator,
-    ViewCache,
     Viewer,
     view,
 )
