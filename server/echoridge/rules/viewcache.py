@@ -1,5 +1,5 @@
 """``ViewCache``: what makes ``view()`` (views.py) cheap to call for every viewer of a table,
-version after version: interned sections, kept and memoised parts, the plain forms of legal
+version after version: interned sections, memoised parts, the plain forms of legal
 commands, and the public sections built once per state."""
 
 from __future__ import annotations
@@ -59,17 +59,6 @@ class ViewCache:
             return held[1]
         value = make()
         self._slots[("memo", slot)] = (key, value)
-        return value
-
-    def keep(self, slot: Any, parts: tuple[Any, ...], make: Any) -> Any:
-        """``make()``, unless ``slot`` was last made from these very ``parts`` of a state (the
-        same objects: a state's parts are immutable, and ``evolve`` shares the unchanged
-        ones, so the same objects mean the same value)."""
-        held = self._slots.get(("keep", slot), _NOTHING)
-        if held is not _NOTHING and all(a is b for a, b in zip(held[0], parts, strict=True)):
-            return held[1]
-        value = make()
-        self._slots[("keep", slot)] = (parts, value)
         return value
 
     def public(

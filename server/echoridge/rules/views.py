@@ -149,7 +149,7 @@ def _public_sections(state: State, cache: ViewCache) -> dict[str, Any]:
             for e in EVIDENCE_ORDER
         ],
         "players": [
-            cache.keep(
+            cache.memo(
                 ("player", p.seat),
                 (p, state.tokens, state.solved, state.votes),
                 lambda seat=p.seat: cache.intern(("player", seat), _player(state, seat)),

@@ -59,13 +59,13 @@ class PresenceStore:
         node: one round trip (one MULTI with the writes and the reads), and one more only when
         other nodes have sessions there too."""
         here = _here(table, node)
+        mine: dict[str, int] = {str(s): t for s, t in seats.items()}
+        mine["spectators"] = spectators
         async with redis_errors("publishing presence"):
             pipe = self.redis.pipeline(transaction=True)
             pipe.delete(here)
             if seats or spectators:
-                fields: dict[Any, Any] = {str(s): t for s, t in seats.items()}
-                fields["spectators"] = spectators
-                pipe.hset(here, mapping=fields)
+                pipe.hset(here, mapping=mine)  # type: ignore[arg-type]
                 pipe.expire(here, TTL_SECONDS)
                 pipe.sadd(_nodes(table), node)
                 pipe.expire(_nodes(table), 86400)
@@ -88,8 +88,6 @@ class PresenceStore:
                 dead = [n for n, reply in zip(others, heres, strict=True) if not reply]
                 if dead:
                     await self.redis.srem(_nodes(table), *dead)
-        mine = {str(s): t for s, t in seats.items()}
-        mine["spectators"] = spectators
         return _merge([mine, *heres], away_reply, count)
 
 
