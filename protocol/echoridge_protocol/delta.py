@@ -18,9 +18,11 @@ previous one.
 compared key by key (``del`` for the keys only in ``old``, in ``old``'s order, then the keys of
 ``new`` in ``new``'s order: recurse into common keys, ``set`` the added ones); two lists are
 compared index by index over their common prefix, then the rest of ``new`` is pushed or ``old``
-is trimmed; anything else that differs is a ``set``.  A value of any other type is compared as an
-opaque leaf (same type and ``==``).  Map key order is not part of a view: after ``apply`` a key
-added by ``set`` comes last.
+is trimmed, unless (by their msgpack size) setting the whole list, or trimming it to the prefix
+it shares with ``new`` and pushing the rest, says the same in fewer bytes (an item inserted or
+removed near the front shifts every later one); anything else that differs is a ``set``.  A
+value of any other type is compared as an opaque leaf (same type and ``==``).  Map key order is
+not part of a view: after ``apply`` a key added by ``set`` comes last.
 
 ``apply`` never mutates its arguments: it copies each map and list on the way to a change (once
 per call) and shares everything else, including with the ops' values.  ``diff``'s ops likewise
@@ -32,6 +34,8 @@ from __future__ import annotations
 
 import math
 from typing import Any, Final
+
+import msgpack
 
 from echoridge_protocol.errors import ProtocolError
 
@@ -129,6 +133,7 @@ def _diff_map(a: dict[str, Any], b: dict[str, Any], path: list[Any], ops: list[O
 
 def _diff_list(a: list[Any], b: list[Any], path: list[Any], ops: list[Op]) -> None:
     na, nb = len(a), len(b)
+    start = len(ops)
     for i in range(min(na, nb)):
         va, vb = a[i], b[i]
         if va is vb:
@@ -150,6 +155,31 @@ def _diff_list(a: list[Any], b: list[Any], path: list[Any], ops: list[Op]) -> No
         ops.append(["push", [*path], b[na:]])
     elif na > nb:
         ops.append(["trim", [*path], nb])
+    if len(ops) - start > 1:
+        _shorter_list_ops(a, b, path, ops, start)
+
+
+def _shorter_list_ops(
+    a: list[Any], b: list[Any], path: list[Any], ops: list[Op], start: int
+) -> None:
+    """Replace the ops from ``start`` (all of them about this list, item by item) with a
+    ``set`` of the whole list, or a ``trim`` to the prefix the lists share and a ``push`` of the
+    rest, when one of those is smaller."""
+    first = ops[start][1]  # the first op's path: into the first item that differs, or this list
+    prefix = first[len(path)] if len(first) > len(path) else min(len(a), len(b))
+    tail: list[Op] = []
+    if prefix < len(a):
+        tail.append(["trim", [*path], prefix])
+    if prefix < len(b):
+        tail.append(["push", [*path], b[prefix:]])
+    candidates = (ops[start:], [["set", [*path], b]], tail)
+    try:
+        sizes = [len(msgpack.packb(o)) for o in candidates]
+    except (TypeError, ValueError, OverflowError):
+        return  # a value msgpack cannot size: keep the ops item by item
+    best = min(range(len(candidates)), key=sizes.__getitem__)  # a tie keeps the item ops
+    if best:
+        ops[start:] = candidates[best]
 
 
 # --- apply ------------------------------------------------------------------------------------

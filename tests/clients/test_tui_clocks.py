@@ -25,7 +25,8 @@ from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 
 @pytest.fixture
 def server(servers: Callable[..., ServerProcess]) -> ServerProcess:  # noqa: F811
-    return servers("--clock-floor", "1", "--bot-delay", "0.05", "--decision-timeout", "0")
+    # The server plays the seat slowly enough that a solo game cannot end before "b" is pressed.
+    return servers("--clock-floor", "1", "--bot-delay", "0.5", "--decision-timeout", "0")
 
 
 async def test_keys_send_the_seat_controls_and_the_clocks_tick(server: ServerProcess) -> None:

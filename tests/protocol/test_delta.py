@@ -150,13 +150,37 @@ def test_the_documented_example() -> None:
         ["del", ["a"]],
         ["set", ["d"], b"\x00"],
         ["set", ["c", "x"], 1],
-        ["set", ["b", 1], 5],
-        ["trim", ["b"], 2],
+        ["set", ["b"], [1, 5]],  # smaller than ["set", ["b", 1], 5], ["trim", ["b"], 2]
         ["push", ["e"], [[7]]],
     ]
+    assert diff({"b": [1, 2, 3, 4]}, {"b": [1, 5, 3, 4]}) == [["set", ["b", 1], 5]]
     assert diff([1], [1, 2, 3]) == [["push", [], [2, 3]]]
     assert diff({"a": [1, 2]}, {"a": []}) == [["trim", ["a"], 0]]
     assert diff(1, {"a": 1}) == [["set", [], {"a": 1}]]
+
+
+def test_a_list_whose_items_shift_is_cut_at_the_prefix_it_shares() -> None:
+    """An item removed near the front shifts every later one: item by item that is an op per
+    item; trimming to the shared prefix and pushing the rest says it in fewer bytes, and
+    the prefix is compared strictly (``True`` is not ``1``)."""
+    items = [{"seat": s, "space": 10 + s, "name": f"player {s}"} for s in range(6)]
+    old, new = {"l": items}, {"l": items[:1] + items[2:]}
+    ops = diff(old, new)
+    assert ops == [["trim", ["l"], 1], ["push", ["l"], items[2:]]]
+    assert apply(old, ops) == new
+    assert len(msgpack.packb(ops)) < len(msgpack.packb(_item_by_item(old, new)))
+    strict_old, strict_new = [True, [0] * 9, [1] * 9], [1, [1] * 9, [0] * 9]
+    ops = diff(strict_old, strict_new)
+    assert same(apply(strict_old, ops), strict_new)
+    assert ops[0] in (["set", [], strict_new], ["trim", [], 0])
+
+
+def _item_by_item(old: Any, new: Any) -> list[Any]:
+    """The ops ``diff`` made before it weighed whole-list ops (index by index)."""
+    pairs = enumerate(zip(old["l"], new["l"], strict=False))
+    return [["set", ["l", i], b] for i, (a, b) in pairs if a != b] + [
+        ["trim", ["l"], len(new["l"])]
+    ]
 
 
 def test_later_ops_change_a_value_set_by_an_earlier_one_without_touching_the_op() -> None:

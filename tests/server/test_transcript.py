@@ -13,6 +13,7 @@ import pytest
 from echoridge.cli import main
 from echoridge.simulate import simulate
 from echoridge.transcript import replay
+from echoridge_protocol.delta import apply
 from echoridge_protocol.verify import verify_transcript
 
 Transcript = dict[str, Any]
@@ -35,6 +36,19 @@ def test_every_transcript_of_200_games_verifies(transcripts: list[Transcript]) -
         assert protocol_only.commitments == 33 and protocol_only.draws > 100
         full = replay(t)
         assert full.ok, (t["table"], full.problem)
+
+
+def test_a_delta_saying_the_same_change_with_other_ops_replays(
+    transcripts: list[Transcript],
+) -> None:
+    """Which ops say a change is the server's choice (SPEC.md 6.2): a transcript whose deltas
+    each set the whole public view still replays; what is checked is the view they give."""
+    t = copy.deepcopy(transcripts[0])
+    view = t["initial"]
+    for entry in t["entries"]:
+        view = apply(view, entry["delta"])
+        entry["delta"] = [["set", [], view]]
+    assert replay(t).ok
 
 
 def _flip_token(t: Transcript) -> None:

@@ -15,7 +15,8 @@ from echoridge_client.session import Seat, Spectator
 from echoridge_protocol import codec
 from echoridge_protocol import messages as m
 
-SIZE_SAMPLE = 8  # every 8th delta of a session is re-encoded to measure frame sizes
+SIZE_SAMPLE = 8  # every 8th delta of a session is re-encoded to measure frame sizes, from a
+# random first one (always taking the first would weigh the big delta of the game's start 8x)
 
 
 class Pacer:
@@ -72,11 +73,12 @@ class _Measured:
 
     stats: Stats
     _received: int
+    _sample_at: int = 0  # set per session: random.randrange(SIZE_SAMPLE)
 
     def _measure(self, subprotocol: str, message: m.ServerMessage) -> None:
         if isinstance(message, m.Delta):
             self._received += 1
-            if self._received % SIZE_SAMPLE == 1:
+            if self._received % SIZE_SAMPLE == self._sample_at:
                 self.stats.sample(subprotocol, message)
 
 
@@ -96,6 +98,7 @@ class BotSeat(_Measured, Seat):
         self.think = think
         self.thinking = random.Random(seed)  # think times: independent seats, Poisson arrivals
         self._received = 0
+        self._sample_at = random.randrange(SIZE_SAMPLE)
 
     async def _on_message(self, message: m.ServerMessage) -> None:
         self._measure(self.subprotocol, message)
@@ -137,6 +140,7 @@ class BotSpectator(_Measured, Spectator):
         super().__init__(*args, **kwargs)
         self.stats = stats
         self._received = 0
+        self._sample_at = random.randrange(SIZE_SAMPLE)
 
     async def _on_message(self, message: m.ServerMessage) -> None:
         self._measure(self.subprotocol, message)
