@@ -18,11 +18,12 @@ previous one.
 compared key by key (``del`` for the keys only in ``old``, in ``old``'s order, then the keys of
 ``new`` in ``new``'s order: recurse into common keys, ``set`` the added ones); two lists are
 compared index by index over their common prefix, then the rest of ``new`` is pushed or ``old``
-is trimmed, unless (by their msgpack size) setting the whole list, or trimming it to the prefix
-it shares with ``new`` and pushing the rest, says the same in fewer bytes (an item inserted or
-removed near the front shifts every later one); anything else that differs is a ``set``.  A
-value of any other type is compared as an opaque leaf (same type and ``==``).  Map key order is
-not part of a view: after ``apply`` a key added by ``set`` comes last.
+is trimmed, unless that takes three ops or more and (by their msgpack size) setting the whole
+list, or trimming it to the prefix it shares with ``new`` and pushing the rest, says the same in
+fewer bytes (an item inserted or removed near the front shifts every later one); anything else
+that differs is a ``set``.  A value of any other type is compared as an opaque leaf (same type
+and ``==``).  Map key order is not part of a view: after ``apply`` a key added by ``set`` comes
+last.
 
 ``apply`` never mutates its arguments: it copies each map and list on the way to a change (once
 per call) and shares everything else, including with the ops' values.  ``diff``'s ops likewise
@@ -155,7 +156,7 @@ def _diff_list(a: list[Any], b: list[Any], path: list[Any], ops: list[Op]) -> No
         ops.append(["push", [*path], b[na:]])
     elif na > nb:
         ops.append(["trim", [*path], nb])
-    if len(ops) - start > 1:
+    if len(ops) - start > 2:  # (weighing costs a few packb calls: not for one or two ops)
         _shorter_list_ops(a, b, path, ops, start)
 
 
