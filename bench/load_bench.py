@@ -111,6 +111,17 @@ class GameServer:
     def redis(self) -> redis.Redis:
         return redis.Redis(unix_socket_path=str(self.redis_sock))
 
+    def cpu_seconds(self) -> float:
+        """The server's CPU: the process's, and with ``--workers`` its workers' (the children
+        multiprocessing spawned; the embedded Redis is counted apart)."""
+        total = cpu_seconds(self.process.pid)
+        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+            for child in (task / "children").read_text().split():
+                with contextlib.suppress(OSError):
+                    if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                        total += cpu_seconds(int(child))
+        return total
+
     def metrics(self) -> dict[str, float]:
         with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=10) as r:
             return parse_metrics(r.read().decode())
@@ -444,7 +455,7 @@ class Snapshot:
     def take(cls, server: GameServer, r: redis.Redis) -> Snapshot:
         return cls(
             time.perf_counter(),
-            cpu_seconds(server.process.pid),
+            server.cpu_seconds(),
             cpu_seconds(server.redis_pid),
             command_calls(r),
             server.metrics(),
@@ -580,7 +591,9 @@ async def bench(args: argparse.Namespace) -> int:
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
     work = Path(tempfile.mkdtemp(prefix="erload-"))
-    server = start_server(work, args.redis_pool, args.gc_threshold)
+    server = start_server(
+        work, args.redis_pool, args.gc_threshold, extra=("--workers", str(args.workers))
+    )
     r = server.redis()
     options = BotOptions(
         url=server.url,
@@ -599,7 +612,7 @@ async def bench(args: argparse.Namespace) -> int:
     print(f"# load benchmark: {tables} tables x {args.players} seats + {args.spectators} "
           f"spectator(s), {args.bot} bots, {args.subprotocol}, rate {args.rate or 'unpaced'}, "
           f"think {args.think:g} s, ramp {args.ramp:g} s; "
-          f"{os.cpu_count()} cores; server pid {server.process.pid}"
+          f"{os.cpu_count()} cores; server pid {server.process.pid}, {args.workers} worker(s)"
           + (f", gc.set_threshold({args.gc_threshold})" if args.gc_threshold else ""))  # fmt: skip
     if args.redis_pool:
         print(f"# the server's Redis pool is set to {args.redis_pool} connections "
@@ -653,6 +666,7 @@ async def bench(args: argparse.Namespace) -> int:
         return delta(before.metrics, end.metrics, series)
     load = {
         "tables": tables,
+        "workers": args.workers,
         "commands": int(commands),
         "outcomes": {k: int(v) for k, v in outcomes.items()},
         "play_seconds": round(play, 2),
@@ -763,6 +777,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument(
         "--generators", type=int, default=GENERATORS, help="load generator processes"
+    )
+    parser.add_argument(
+        "--workers", default="1", help="serve --workers (its CPU is the workers' together)"
     )
     parser.add_argument("--py-spy", metavar="FILE", help="record the server with py-spy (raw)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (server log)")

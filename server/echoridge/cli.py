@@ -23,6 +23,13 @@ def main(argv: list[str] | None = None) -> int:
     srv.add_argument("--host", default="127.0.0.1", help="address to listen on")
     srv.add_argument("--port", type=int, default=8765, help="port (0: any free port)")
     srv.add_argument(
+        "--workers",
+        default="1",
+        metavar="N",
+        help="server processes sharing the port (SO_REUSEPORT, Linux), restarted if they die; "
+        "auto: one per core (default 1)",
+    )
+    srv.add_argument(
         "--decision-timeout",
         type=float,
         default=120.0,
@@ -213,6 +220,12 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--ping-interval, --idle-timeout and --commands-per-second are positive")
         if args.notify_url and not args.notify_secret:
             parser.error("--notify-url needs a secret: set ECHORIDGE_NOTIFY_SECRET")
+        from echoridge.workers import worker_count
+
+        try:
+            workers = worker_count(args.workers)
+        except ValueError:
+            parser.error("--workers is a positive number or auto")
         return serve(
             Options(
                 host=args.host,
@@ -232,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
                 notify_url=args.notify_url,
                 notify_secret=args.notify_secret.encode(),
                 admission=admission,
+                workers=workers,
             )
         )
     if args.command == "simulate":

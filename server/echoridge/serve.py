@@ -1,5 +1,6 @@
 """``echo-ridge serve``: storage (the embedded Redis, or REDIS_URL), the table service and the
-websocket server, until SIGTERM or SIGINT (then a graceful shutdown)."""
+websocket server, until SIGTERM or SIGINT (then a graceful shutdown).  With ``--workers N``
+(``workers.py``) this runs in each of N processes sharing the port and the storage."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import logging
 import resource
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from echoridge.logs import configure_logging, get_logger
 from echoridge.net.gate import Admission
@@ -51,6 +53,8 @@ class Options:
     notify_secret: bytes = b""
     event_loop: str = "uvloop"  # or "asyncio": the standard library's loop
     admission: Admission = dataclasses.field(default_factory=Admission)
+    workers: int = 1  # server processes on the port (workers.py)
+    worker: int | None = None  # set in a worker of ``serve --workers``: its index
 
 
 async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
@@ -86,14 +90,18 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
         stop = _stop_on_signals()  # before the ready line: a SIGTERM right after it must stop us
         try:
             await storage.directory.reindex()
-            port = await server.start(options.host, options.port)
-            log.info("serving", url=f"ws://{options.host}:{port}/ws", storage=where)
-            print(
-                f"echo-ridge: serving on ws://{options.host}:{port}/ws; play in a browser at "
-                f"http://{options.host}:{port}/ ; {where}. Ctrl-C stops.",
-                file=sys.stderr,
-                flush=True,
+            worker = options.worker
+            port = await server.start(options.host, options.port, reuse_port=worker is not None)
+            log.info(
+                "serving", url=f"ws://{options.host}:{port}/ws", storage=where, worker=worker
             )
+            if worker is None:  # (the supervisor of workers says it once for all)
+                print(
+                    f"echo-ridge: serving on ws://{options.host}:{port}/ws; play in a browser "
+                    f"at http://{options.host}:{port}/ ; {where}. Ctrl-C stops.",
+                    file=sys.stderr,
+                    flush=True,
+                )
             # What exists now (modules, the engine's tables) lives as long as the process: keep it
             # out of the cyclic collector's passes, which stop the event loop; and never let a
             # pass walk the whole heap on its own (see collect_fully).
@@ -115,8 +123,9 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
     finally:
         if embedded is not None:
             embedded.stop()
-    log.info("stopped")
-    print("echo-ridge: stopped", file=sys.stderr, flush=True)
+    log.info("stopped", worker=options.worker)
+    if options.worker is None:
+        print("echo-ridge: stopped", file=sys.stderr, flush=True)
     return 0
 
 
@@ -191,11 +200,38 @@ def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 
 def main(options: Options) -> int:
+    """``echo-ridge serve``: one server, or the supervisor of ``options.workers``."""
+    if options.workers > 1:
+        from echoridge.workers import WorkersUnsupported, supervise
+
+        try:
+            return supervise(options, options.workers)
+        except WorkersUnsupported as exc:
+            print(f"echo-ridge: {exc}", file=sys.stderr)
+            return 2
+    return main_with(options)
+
+
+OnReady = Callable[[asyncio.Event], Coroutine[Any, Any, None]]
+
+
+def main_with(options: Options, on_ready: OnReady | None = None) -> int:
+    """Serve until stopped; ``on_ready(event)`` runs alongside, ``event`` set once listening."""
     configure_logging(json=options.log_json)
     logging.getLogger("websockets").setLevel(logging.WARNING)  # our own lines say more
+
+    async def run() -> int:
+        ready = asyncio.Event()
+        waiter = asyncio.create_task(on_ready(ready)) if on_ready is not None else None
+        try:
+            return await serve(options, ready)
+        finally:
+            if waiter is not None:
+                waiter.cancel()
+
     try:
         with asyncio.Runner(loop_factory=loop_factory(options.event_loop)) as runner:
-            return runner.run(serve(options))
+            return runner.run(run())
     except StoreError as exc:
         print(f"echo-ridge: {exc}", file=sys.stderr)
         return 1

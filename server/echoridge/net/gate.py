@@ -202,7 +202,7 @@ class Gate:
         address: str,
     ) -> Response:
         if self.metrics is not None:
-            self.metrics.refused.inc(reason=reason)
+            self.metrics.refused.labels(reason=reason).inc()
         log.info("handshake refused", peer=address, reason=reason, status=int(status))
         response = connection.respond(status, text + "\n")
         if status is not http.HTTPStatus.FORBIDDEN:

@@ -93,7 +93,7 @@ class Handshake:
         except StoreError:
             self._refuse_handshake("server/unavailable", "The server cannot reach its store.", 1011)
         if self.metrics is not None and not self.closing:
-            self.metrics.connections.inc(session=self.kind)
+            self.metrics.connections.labels(session=self.kind).inc()
 
     def _refuse_handshake(self, code: str, message: str, close: int) -> None:
         self._error(code, message)
@@ -164,4 +164,4 @@ class Handshake:
             if sessions.get(key) is self:
                 del sessions[key]
         if self.metrics is not None and self.kind != "handshake":
-            self.metrics.connections.dec(session=self.kind)
+            self.metrics.connections.labels(session=self.kind).dec()

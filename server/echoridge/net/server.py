@@ -27,7 +27,7 @@ from websockets.typing import Subprotocol
 from echoridge.logs import get_logger
 from echoridge.net.gate import Admission, Gate
 from echoridge.net.limits import Limits
-from echoridge.net.metrics import ServerMetrics
+from echoridge.net.metrics import CONTENT_TYPE, ServerMetrics
 from echoridge.net.session import Session, peer_of
 from echoridge.tables import Node
 from echoridge_protocol import messages as m
@@ -80,8 +80,9 @@ class GameServer:
         self.web = StaticFiles(web_root if web_root is not None else find_web_root())
         self._server: Server | None = None
 
-    async def start(self, host: str, port: int) -> int:
-        """Listen; returns the port (useful with port 0)."""
+    async def start(self, host: str, port: int, *, reuse_port: bool = False) -> int:
+        """Listen; returns the port (useful with port 0).  ``reuse_port``: in a group of
+        ``SO_REUSEPORT`` sockets, one per worker (workers.py)."""
         self._server = await serve(
             self._handle,
             host,
@@ -92,6 +93,7 @@ class GameServer:
             max_size=self.limits.max_frame_bytes,
             ping_interval=None,  # the session's own keepalive (SPEC.md §2.4)
             compression=None,
+            reuse_port=reuse_port or None,
         )
         sockets = list(self._server.sockets)
         return int(sockets[0].getsockname()[1])
@@ -122,8 +124,7 @@ class GameServer:
         if path == "/healthz":
             return connection.respond(http.HTTPStatus.OK, "ok\n")
         if path == "/metrics":
-            body = self.metrics.registry.render().encode()
-            return _respond(connection, body, "text/plain; version=0.0.4; charset=utf-8")
+            return _respond(connection, self.metrics.render(), CONTENT_TYPE)
         upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
         if upgrade:  # the protocol's endpoint, and only there
             if path not in WS_PATHS:

@@ -356,10 +356,10 @@ class Session(Handshake):
             )
         )
         if self.metrics is not None:
-            self.metrics.commands.inc(outcome=outcome.outcome)
+            self.metrics.commands.labels(outcome=outcome.outcome).inc()
             self.metrics.command_seconds.observe(seconds)
             if outcome.code is not None:
-                self.metrics.rejections.inc(code=outcome.code)
+                self.metrics.rejections.labels(code=outcome.code).inc()
         log.info(
             "command",
             table=self.table,

@@ -64,7 +64,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _die_with_parent() -> None:  # runs in the child between fork and exec
+def die_with_parent() -> None:
+    """Ask the kernel to SIGTERM this process when its parent dies (Linux; elsewhere a no-op).
+    Runs in the embedded Redis between fork and exec, and first thing in a worker."""
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
@@ -98,7 +100,7 @@ class EmbeddedRedis:
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
-                    preexec_fn=_die_with_parent if on_main else None,
+                    preexec_fn=die_with_parent if on_main else None,
                     cwd=self.data_dir,
                 )
             except OSError as exc:
