@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from echoridge.store.connection import Redis, redis_errors
+from echoridge.store.connection import Redis, Scripts, redis_errors
 
 TTL_SECONDS = 15  # a node renews its hash well within this (tables/presence.py)
 
@@ -41,8 +41,9 @@ class Seen:
 
 
 class PresenceStore:
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, scripts: Scripts | None = None) -> None:
         self.redis = redis
+        self.scripts = scripts or Scripts(redis)
 
     async def sync(
         self,
@@ -56,28 +57,21 @@ class PresenceStore:
         """Publish this node's sessions at ``table`` (of ``count`` seats: ``seats``, seat ->
         connected since, ms; the number of ``spectators``; ``gone``, seats whose last session
         here just closed, seat -> when) and read the table's presence merged over every live
-        node: one round trip (one MULTI with the writes and the reads), and one more only when
-        other nodes have sessions there too."""
+        node: one round trip (the PRESENCE script: the writes and the reads, atomic, in the
+        table's slot, so also on a Redis Cluster), and one more only when other nodes have
+        sessions there too."""
         here = _here(table, node)
         mine: dict[str, int] = {str(s): t for s, t in seats.items()}
         mine["spectators"] = spectators
+        pairs = [x for item in mine.items() for x in item] if seats or spectators else []
+        away_pairs = [x for s, t in gone.items() for x in (str(s), t)]
         async with redis_errors("publishing presence"):
-            pipe = self.redis.pipeline(transaction=True)
-            pipe.delete(here)
-            if seats or spectators:
-                pipe.hset(here, mapping=mine)  # type: ignore[arg-type]
-                pipe.expire(here, TTL_SECONDS)
-                pipe.sadd(_nodes(table), node)
-                pipe.expire(_nodes(table), 86400)
-            else:
-                pipe.srem(_nodes(table), node)
-            if gone:
-                pipe.hset(_away(table), mapping={str(s): t for s, t in gone.items()})
-                pipe.expire(_away(table), 30 * 86400)
-            pipe.smembers(_nodes(table))
-            pipe.hgetall(_away(table))
-            replies: list[Any] = await pipe.execute()
-            away_reply, members = replies[-1], replies[-2]
+            members, flat = await self.scripts.call(
+                "PRESENCE",
+                (here, _nodes(table), _away(table)),
+                (node, TTL_SECONDS, len(pairs) // 2, *pairs, *away_pairs),
+            )
+            away_reply = dict(zip(flat[::2], flat[1::2], strict=True))
             others = sorted(n for n in map(_text, members) if n != node)
             heres: list[Any] = []
             if others:

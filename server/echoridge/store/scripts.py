@@ -109,3 +109,25 @@ if m[2] ~= m[3] then return {'not_full'} end
 redis.call('HSET', KEYS[1], 'status', 'playing')
 return {'ok'}
 """
+
+# KEYS: this node's here hash, the nodes set, the away hash (presence.py)
+# ARGV: node, here TTL seconds, N, then N field/value pairs for here (N 0: this node has no
+#       session at the table), then the field/value pairs of away (seats just gone)
+# -> {the nodes set's members, the away hash as field, value, ...}
+PRESENCE = """
+redis.call('DEL', KEYS[1])
+local n = tonumber(ARGV[3])
+if n > 0 then
+  redis.call('HSET', KEYS[1], unpack(ARGV, 4, 3 + 2 * n))
+  redis.call('EXPIRE', KEYS[1], ARGV[2])
+  redis.call('SADD', KEYS[2], ARGV[1])
+  redis.call('EXPIRE', KEYS[2], 86400)
+else
+  redis.call('SREM', KEYS[2], ARGV[1])
+end
+if #ARGV > 3 + 2 * n then
+  redis.call('HSET', KEYS[3], unpack(ARGV, 4 + 2 * n, #ARGV))
+  redis.call('EXPIRE', KEYS[3], 2592000)
+end
+return {redis.call('SMEMBERS', KEYS[2]), redis.call('HGETALL', KEYS[3])}
+"""
