@@ -163,12 +163,16 @@ class ChatFollower:
     def follow(self, table: str, after: dict[str, int], callback: OnLines) -> object:
         """Call ``callback`` with the table's lines after ``after`` (channel -> seq) as they
         are added, whoever adds them; a handle for ``unfollow``."""
-        followed = self._tables[table] = _Followed(callback, dict(after))
+        followed = self._add(table, after, callback)
         if not self._stopping and (self._task is None or self._task.done()):
             self._task = asyncio.get_running_loop().create_task(
                 self._loop(), name="chat-follower"
             )
         self._waking = asyncio.get_running_loop().create_task(self._wake())  # (kept: not GC'd)
+        return followed
+
+    def _add(self, table: str, after: dict[str, int], callback: OnLines) -> object:
+        followed = self._tables[table] = _Followed(callback, dict(after))
         return followed
 
     def unfollow(self, table: str, handle: object) -> None:
@@ -210,12 +214,16 @@ class ChatFollower:
                 if name == self._wake_key:
                     self._wake_id = _text(rows[-1][0]) if rows else self._wake_id
                     continue
-                table, channel = _channel_of(name)
-                sub = self._tables.get(table)
-                if sub is None or not rows:
-                    continue
-                lines = [line for i, raw in rows if (line := _line(channel, i, raw)) is not None]
-                last = int(_text(rows[-1][0]).partition("-")[2])
-                sub.after[channel] = max(last, sub.after.get(channel, 0))
-                if lines:
-                    sub.callback(lines)  # (it never awaits; it drops lines it has seen)
+                self._take(name, rows)
+
+    def _take(self, name: str, rows: list[Any]) -> None:
+        """Hand the lines of one chat stream's ``rows`` (as XREAD gives them) to their table."""
+        table, channel = _channel_of(name)
+        sub = self._tables.get(table)
+        if sub is None or not rows:
+            return
+        lines = [line for i, raw in rows if (line := _line(channel, i, raw)) is not None]
+        last = int(_text(rows[-1][0]).partition("-")[2])
+        sub.after[channel] = max(last, sub.after.get(channel, 0))
+        if lines:
+            sub.callback(lines)  # (it never awaits; it drops lines it has seen)

@@ -8,11 +8,13 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis import exceptions as rexc
+from redis.asyncio.cluster import ClusterNode, RedisCluster
 
 from echoridge.store import scripts
 from echoridge.store.errors import RedisMisconfigured, StoreUnavailable
 
 Redis = aioredis.Redis
+CLUSTER_SCHEME = "redis+cluster://"
 
 
 @asynccontextmanager
@@ -28,6 +30,26 @@ POOL_CONNECTIONS = 512  # at most this many Redis connections per client (one pe
 POOL_WAIT = 10.0  # seconds a call waits for a free connection before it fails
 
 
+def is_cluster(url: str) -> bool:
+    """``redis+cluster://host:port,host:port,...``: a Redis Cluster, by some of its nodes."""
+    return url.startswith(CLUSTER_SCHEME)
+
+
+def cluster_client(url: str, **options: Any) -> RedisCluster:
+    """A client for the Redis Cluster of ``redis+cluster://host:port,host:port,...`` (any of
+    its nodes: it finds the others).  Each node's pool holds ``POOL_CONNECTIONS`` at most."""
+    where = url.removeprefix(CLUSTER_SCHEME).split("/", 1)[0].split("?", 1)[0]
+    nodes = []
+    for part in where.split(","):
+        host, _, port = part.strip().rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"a cluster URL lists host:port pairs: {url!r}")
+        nodes.append(ClusterNode(host.strip("[]"), int(port)))
+    return RedisCluster(
+        startup_nodes=nodes, **{"max_connections": POOL_CONNECTIONS, **options}
+    )
+
+
 def client(url: str, **options: Any) -> Redis:
     """A client for ``redis://host:port/db`` or ``unix:///path/to/socket``.
 
@@ -40,7 +62,9 @@ def client(url: str, **options: Any) -> Redis:
     return aioredis.Redis.from_pool(pool)
 
 
-SCRIPT_NAMES = ("APPEND", "CREATE_TABLE", "UPDATE_META", "JOIN", "LEAVE", "START", "CLOSE")
+SCRIPT_NAMES = (
+    "APPEND", "CREATE_TABLE", "UPDATE_META", "JOIN", "LEAVE", "START", "CLOSE", "PRESENCE"
+)
 
 
 class Scripts:

@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import contextlib
 
+from redis.asyncio.cluster import RedisCluster
+
 from echoridge.store.chat import ChatFollower, ChatStore
 from echoridge.store.clockindex import ClockIndex
-from echoridge.store.connection import Redis, Scripts, check_settings, client, redis_errors
+from echoridge.store.clusterfollow import ClusterChatFollower, ClusterFollower
+from echoridge.store.connection import (
+    Redis,
+    Scripts,
+    check_settings,
+    client,
+    cluster_client,
+    is_cluster,
+    redis_errors,
+)
 from echoridge.store.directory import Directory
 from echoridge.store.follow import Follower
 from echoridge.store.log import EventStore
@@ -20,18 +31,30 @@ class Storage:
         self.scripts = Scripts(redis)
         self.log = EventStore(redis, self.scripts)
         self.directory = Directory(redis, self.scripts)
-        self.follower = Follower(self.log, reader)
-        self.presence = PresenceStore(redis)
+        self.follower: Follower = (
+            ClusterFollower(self.log, redis)
+            if isinstance(redis, RedisCluster)
+            else Follower(self.log, reader)
+        )
+        self.presence = PresenceStore(redis, self.scripts)
         self.clocks = ClockIndex(redis)
         self.chat = ChatStore(redis)
-        self.chat_follower = ChatFollower(redis, reader)  # its own connection of reader's pool
+        self.chat_follower: ChatFollower = (
+            ClusterChatFollower(redis)
+            if isinstance(redis, RedisCluster)
+            else ChatFollower(redis, reader)  # its own connection of reader's pool
+        )
 
     @classmethod
     async def open(cls, url: str, check: bool = True) -> Storage:
         """Connect to the Redis at ``url``; with ``check``, refuse one that could evict keys or
         lose acknowledged writes (RedisMisconfigured says what to change)."""
-        # The follower's connection waits in XREAD BLOCK: no client-side read timeout on it.
-        storage = cls(client(url), client(url, socket_timeout=None))
+        if is_cluster(url):  # (the follower listens on connections of its own: clusterfollow.py)
+            cluster = cluster_client(url)
+            storage = cls(cluster, cluster)  # type: ignore[arg-type]
+        else:
+            # The follower's connection waits in XREAD BLOCK: no client-side read timeout on it.
+            storage = cls(client(url), client(url, socket_timeout=None))
         try:
             async with redis_errors("connecting"):
                 await storage.redis.ping()
@@ -47,6 +70,6 @@ class Storage:
     async def close(self) -> None:
         await self.follower.stop()
         await self.chat_follower.stop()
-        for conn in (self.redis, self.reader):
+        for conn in {id(c): c for c in (self.redis, self.reader)}.values():
             with contextlib.suppress(Exception):
                 await conn.aclose()
