@@ -80,16 +80,22 @@ def test_live_regions_speak_only_of_changes(web_server: ServerProcess, people: A
     bob.goto("/")
     expect(bob.page.locator(f'#tables tr[data-table="{table}"]')).to_have_count(1)
     # nothing changes for 6 s: the lobby's list (refreshed every 5 s) and the waiting room's
-    # seats and prompt (polled every 2 s) are not written again
-    bob.page.evaluate(OBSERVE, ["#tables"])
-    ann.page.evaluate(OBSERVE, ["#room-seats", "#room-seat-list", "#prompt"])
-    ann.page.wait_for_timeout(6500)
-    assert bob.page.evaluate("window.rewrites") == {"#tables": 0}
-    assert ann.page.evaluate("window.rewrites") == {
-        "#room-seats": 0,
-        "#room-seat-list": 0,
-        "#prompt": 0,
-    }
+    # seats and prompt (polled every 2 s) are not written again.  The lobby lists every open
+    # table of the test session's Redis, which an earlier test's leftovers (the lobby's repair
+    # of them) may change once: a list written again on every refresh fails all three windows.
+    for _ in range(3):
+        bob.page.evaluate(OBSERVE, ["#tables"])
+        ann.page.evaluate(OBSERVE, ["#room-seats", "#room-seat-list", "#prompt"])
+        ann.page.wait_for_timeout(6500)
+        assert ann.page.evaluate("window.rewrites") == {
+            "#room-seats": 0,
+            "#room-seat-list": 0,
+            "#prompt": 0,
+        }
+        if bob.page.evaluate("window.rewrites") == {"#tables": 0}:
+            break
+    else:
+        raise AssertionError("the lobby's list was written again in every 6.5 s window")
     # a real change is written
     ann.page.click("#add-bot")
     expect(ann.page.locator("#room-seats")).to_have_text("2 of 3 seats taken.")
