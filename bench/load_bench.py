@@ -239,7 +239,7 @@ def bucket_quantile(buckets: list[tuple[float, float]], count: float, q: float) 
 
 # --- Redis -------------------------------------------------------------------------------------
 
-SCRIPTS = ("APPEND", "CREATE_TABLE", "UPDATE_META", "JOIN", "LEAVE", "START")
+SCRIPTS = ("APPEND", "CREATE_TABLE", "UPDATE_META", "JOIN", "LEAVE", "START", "CLOSE", "PRESENCE")
 IGNORED_CALLS = {"info", "monitor", "config", "client", "ping"}  # ours, not the server's
 
 
