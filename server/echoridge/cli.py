@@ -124,7 +124,16 @@ def main(argv: list[str] | None = None) -> int:
     srv.add_argument(
         "--redis-url",
         default=os.environ.get("REDIS_URL") or None,
-        help="use this Redis (default: $REDIS_URL, else an embedded redis-server)",
+        help="use this Redis (default: $REDIS_URL, else an embedded redis-server); a Redis "
+        "Cluster as redis+cluster://host:port,host:port,... (some of its nodes)",
+    )
+    srv.add_argument(
+        "--replica-acks",
+        type=int,
+        default=0,
+        metavar="K",
+        help="acknowledge a command once K replicas have it (WAIT after the append; 0: at "
+        "once, and a failover may lose the latest, which the tables detect: docs/store.md)",
     )
     srv.add_argument(
         "--data-dir", default="var/redis", help="data directory of the embedded Redis"
@@ -218,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(exc))
         if args.ping_interval <= 0 or args.idle_timeout < 1 or args.commands_per_second < 1:
             parser.error("--ping-interval, --idle-timeout and --commands-per-second are positive")
+        if args.replica_acks < 0:
+            parser.error("--replica-acks is 0 or more")
         if args.notify_url and not args.notify_secret:
             parser.error("--notify-url needs a secret: set ECHORIDGE_NOTIFY_SECRET")
         from echoridge.workers import worker_count
@@ -246,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
                 notify_secret=args.notify_secret.encode(),
                 admission=admission,
                 workers=workers,
+                replica_acks=args.replica_acks,
             )
         )
     if args.command == "simulate":

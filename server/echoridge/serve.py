@@ -22,7 +22,7 @@ from echoridge.net.limits import Limits
 from echoridge.net.metrics import LoopLag, loop_lag_metrics, server_metrics, watch_gc
 from echoridge.net.server import GameServer
 from echoridge.store import Storage, StoreError
-from echoridge.store.connection import POOL_CONNECTIONS
+from echoridge.store.connection import POOL_CONNECTIONS, is_cluster
 from echoridge.store.embedded import EmbeddedRedis
 from echoridge.tables import Node
 from echoridge.tables.notices import Notices
@@ -55,6 +55,7 @@ class Options:
     admission: Admission = dataclasses.field(default_factory=Admission)
     workers: int = 1  # server processes on the port (workers.py)
     worker: int | None = None  # set in a worker of ``serve --workers``: its index
+    replica_acks: int = 0  # appends acknowledged once on this many replicas (WAIT)
 
 
 async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
@@ -65,9 +66,11 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
         redis_url = embedded.start()
         where = f"embedded Redis in {embedded.data_dir}"
     else:
-        where = "Redis at REDIS_URL"
+        where = "the Redis Cluster at REDIS_URL" if is_cluster(redis_url) else "Redis at REDIS_URL"
     try:
-        storage = await Storage.open(redis_url, check=options.check_redis)
+        storage = await Storage.open(
+            redis_url, check=options.check_redis, replica_acks=options.replica_acks
+        )
         metrics = server_metrics()
         node = Node(storage, metrics, options.decision_seconds)
         node.bot_delay = options.bot_delay

@@ -1,6 +1,7 @@
 """Whole games through a real Redis Cluster (3 primaries, 3 replicas; tests/cluster.py): two
 server processes on ``--redis-url redis+cluster://...``, the players of each table spread over
-both, every game finished and verified."""
+both, every game finished and verified; and a primary killed with -9 mid-game under
+``--replica-acks 1``, with no acknowledged command lost."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from echoridge.transcript import replay
+from echoridge_client.botsessions import Stats
+from echoridge_client.loadbots import BotOptions, ok, run_tables
 from echoridge_client.lobby import Lobby
 from echoridge_client.policies import RandomPolicy
 from echoridge_client.session import Seat, Spectator
-from tests.cluster import RedisCluster, start_cluster
+from tests.cluster import RedisCluster, failover_by_kill, start_cluster
 from tests.e2e.conftest import ServerProcess, start_server
 
 
@@ -68,3 +71,35 @@ async def test_games_through_the_cluster_with_players_on_two_servers(
     for server in two_servers:  # nothing failed on the way (presence, chat, clocks, lobby)
         errors = [line for line in server.output().splitlines() if '"level": "error"' in line]
         assert not errors, errors[:3]
+
+
+async def test_a_primary_killed_mid_game_loses_no_acknowledged_command(
+    cluster: RedisCluster, tmp_path: Path
+) -> None:
+    """``--replica-acks 1``: a command is acknowledged once a replica has it, so the primary
+    killed with -9 mid-game takes none of them along; the games go on on its promoted replica
+    (the bots send again what was answered server/unavailable), finish and verify, and every
+    acknowledged command is in the transcripts."""
+    server = start_server(cluster.url, tmp_path / "acks.log", "--replica-acks", "1")
+    try:
+        stats = Stats()
+        options = BotOptions(server.url, tables=6, players=2, spectators=1, rate=0, think=0.03,
+                             seed=31)  # fmt: skip
+        games = asyncio.create_task(run_tables(options, stats=stats))
+        async with asyncio.timeout(60):
+            while stats.accepted < 60:
+                await asyncio.sleep(0.05)
+        # The primary with the most tables in play; once its replica took over, it comes back
+        # as that one's replica (as an operator would bring it back), so appends there can be
+        # acknowledged again.
+        victim = max(cluster.primaries(), key=lambda p: len(p.command("KEYS", "er:{*}:log")))
+        assert victim.command("KEYS", "er:{*}:log")
+        await asyncio.to_thread(failover_by_kill, cluster, victim)
+        victim.restart()
+        await asyncio.to_thread(cluster.wait_healthy, 30, 1)
+        async with asyncio.timeout(300):
+            report, _ = await games
+        assert ok(report), (report.get("error_samples"), report)
+        assert report["lost"] == 0 and report["acknowledged"] >= report["accepted"]
+    finally:
+        server.stop()

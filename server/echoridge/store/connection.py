@@ -73,11 +73,53 @@ class Scripts:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
         self._sha: dict[str, str] = {}
+        self._nodes: dict[str, Redis] = {}  # a cluster's primaries, for call_and_wait
 
     async def load(self) -> None:
         async with redis_errors("loading scripts"):
             for name in SCRIPT_NAMES:
                 self._sha[name] = await self._redis.script_load(getattr(scripts, name))
+
+    async def call_and_wait(
+        self, name: str, keys: Sequence[str], args: Sequence[Any], replicas: int, timeout_ms: int
+    ) -> tuple[Any, int]:
+        """The script's reply, and how many replicas have everything it wrote (WAIT, on the
+        same connection, in the same round trip).  On a cluster both go to the primary of the
+        keys' slot over a connection of ours to it (redis-py would send WAIT to every
+        primary); a slot that moved meanwhile is StoreUnavailable, and the caller sends again."""
+        if not self._sha:
+            await self.load()
+        target: Any = self._redis
+        if isinstance(target, RedisCluster):
+            node = target.get_node_from_key(keys[0])
+            if node is None:
+                raise StoreUnavailable(f"no primary serves the slot of {keys[0]}")
+            target = self._nodes.get(node.name)
+            if target is None:
+                target = aioredis.Redis(host=node.host, port=int(node.port))
+                self._nodes[node.name] = target
+        async with redis_errors(f"running {name.lower()} and waiting for {replicas} replicas"):
+            for attempt in (0, 1):
+                pipe = target.pipeline(transaction=False)
+                pipe.evalsha(self._sha[name], len(keys), *keys, *args)
+                pipe.execute_command("WAIT", replicas, timeout_ms)
+                try:
+                    reply, acked = await pipe.execute()
+                    return reply, int(acked)
+                except rexc.NoScriptError:
+                    if attempt:
+                        raise
+                    self._sha[name] = await target.script_load(getattr(scripts, name))
+                except rexc.ResponseError as exc:
+                    if isinstance(self._redis, RedisCluster):
+                        await self._redis.nodes_manager.initialize()  # MOVED, ASK, TRYAGAIN
+                    raise StoreUnavailable(f"the table's slot moved: {exc}") from exc
+        raise AssertionError("unreachable")
+
+    async def close(self) -> None:
+        for node in self._nodes.values():
+            await node.aclose()
+        self._nodes.clear()
 
     async def call(self, name: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
         if not self._sha:

@@ -19,9 +19,10 @@ from echoridge.store.entries import (
     genesis,
     version_of,
 )
-from echoridge.store.errors import TableDamaged, TableNotFound
+from echoridge.store.errors import StoreUnavailable, TableDamaged, TableNotFound
 
 PAGE = 1000  # entries per XRANGE round trip while loading
+ACK_TIMEOUT_MS = 1000  # how long an append waits for its replicas (--replica-acks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +57,14 @@ class Rebuilt:
 
 
 class EventStore:
-    def __init__(self, redis: Redis, scripts: Scripts | None = None) -> None:
+    def __init__(
+        self, redis: Redis, scripts: Scripts | None = None, replica_acks: int = 0
+    ) -> None:
         self.redis = redis
         self.scripts = scripts or Scripts(redis)
+        # Appends are acknowledged once this many replicas have them (WAIT; 0: at once).
+        self.replica_acks = replica_acks
+        self.ack_timeout_ms = ACK_TIMEOUT_MS
 
     async def append(
         self, table: str, expected: Head, command_id: str, entry: NewEntry
@@ -67,11 +73,21 @@ class EventStore:
         ``expected`` and ``command_id`` (unique per table; "" for none) is new."""
         command_blob, events_blob = encode(command_id, entry)
         new_hash = chain(expected.hash, command_blob, events_blob)
-        reply = await self.scripts.call(
-            "APPEND",
-            (keys.log(table), keys.command_ids(table), keys.meta(table)),
-            (expected.version, expected.hash, command_id, command_blob, events_blob, new_hash),
-        )
+        where = (keys.log(table), keys.command_ids(table), keys.meta(table))
+        args = (expected.version, expected.hash, command_id, command_blob, events_blob, new_hash)
+        if self.replica_acks:
+            reply, acked = await self.scripts.call_and_wait(
+                "APPEND", where, args, self.replica_acks, self.ack_timeout_ms
+            )
+            if acked < self.replica_acks and _text(reply[0]) in ("ok", "dup"):
+                # Appended, but not yet on enough replicas: not acknowledged.  A retry of the
+                # same command id finds it ("dup") and waits again.
+                raise StoreUnavailable(
+                    f"{acked} of {self.replica_acks} replicas acknowledged the append in "
+                    f"{self.ack_timeout_ms} ms"
+                )
+        else:
+            reply = await self.scripts.call("APPEND", where, args)
         outcome = _text(reply[0])
         if outcome == "ok":
             return Appended(Head(int(reply[1]), new_hash), int(reply[2]))

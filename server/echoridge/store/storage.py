@@ -25,11 +25,11 @@ from echoridge.store.presence import PresenceStore
 
 
 class Storage:
-    def __init__(self, redis: Redis, reader: Redis) -> None:
+    def __init__(self, redis: Redis, reader: Redis, replica_acks: int = 0) -> None:
         self.redis = redis
         self.reader = reader  # the follower's own connection (XREAD BLOCK holds it)
         self.scripts = Scripts(redis)
-        self.log = EventStore(redis, self.scripts)
+        self.log = EventStore(redis, self.scripts, replica_acks)
         self.directory = Directory(redis, self.scripts)
         self.follower: Follower = (
             ClusterFollower(self.log, redis)
@@ -46,15 +46,17 @@ class Storage:
         )
 
     @classmethod
-    async def open(cls, url: str, check: bool = True) -> Storage:
-        """Connect to the Redis at ``url``; with ``check``, refuse one that could evict keys or
-        lose acknowledged writes (RedisMisconfigured says what to change)."""
+    async def open(cls, url: str, check: bool = True, replica_acks: int = 0) -> Storage:
+        """Connect to the Redis at ``url`` (``redis+cluster://``: a cluster); with ``check``,
+        refuse one that could evict keys or lose acknowledged writes (RedisMisconfigured says
+        what to change).  ``replica_acks``: appends are acknowledged once on that many
+        replicas (WAIT)."""
         if is_cluster(url):  # (the follower listens on connections of its own: clusterfollow.py)
             cluster = cluster_client(url)
-            storage = cls(cluster, cluster)  # type: ignore[arg-type]
+            storage = cls(cluster, cluster, replica_acks)  # type: ignore[arg-type]
         else:
             # The follower's connection waits in XREAD BLOCK: no client-side read timeout on it.
-            storage = cls(client(url), client(url, socket_timeout=None))
+            storage = cls(client(url), client(url, socket_timeout=None), replica_acks)
         try:
             async with redis_errors("connecting"):
                 await storage.redis.ping()
@@ -70,6 +72,8 @@ class Storage:
     async def close(self) -> None:
         await self.follower.stop()
         await self.chat_follower.stop()
+        with contextlib.suppress(Exception):
+            await self.scripts.close()
         for conn in {id(c): c for c in (self.redis, self.reader)}.values():
             with contextlib.suppress(Exception):
                 await conn.aclose()

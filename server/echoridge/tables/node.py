@@ -8,11 +8,12 @@ of one table stay in step through the log.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 from typing import Any
 
 from echoridge.logs import get_logger
-from echoridge.rules import State, evolve
+from echoridge.rules import State, Status, evolve
 from echoridge.store import Conflict, Storage, StoreError
 from echoridge.tables.clockwork import Clockwork
 from echoridge.tables.errors import TableError
@@ -213,8 +214,6 @@ class Node:
         meta = await self.lobby.meta(table)
         if meta["status"] == "open":
             raise TableError("table/not_started")
-        if meta["status"] != "over":
-            raise TableError("table/not_finished")
         seeds = await self.lobby.seeds(table)
         recorder = Recorder(table, seeds.server_seed, seeds.client_seeds)
         state = State()
@@ -226,4 +225,11 @@ class Node:
             for e in entry.events:
                 state = evolve(state, e)
             recorder.record(entry.seat, entry.command, entry.events, state)
+        # The log is the truth: the metadata may have missed "over" (Redis away, or failing
+        # over, as the last entry was appended), and is repaired here.
+        if state.status is not Status.OVER:
+            raise TableError("table/not_finished")
+        if meta["status"] != "over":
+            with contextlib.suppress(StoreError):
+                await self.storage.directory.update(table, {"status": "over"})
         return recorder.transcript(state)

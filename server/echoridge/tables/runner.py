@@ -66,6 +66,8 @@ from echoridge_protocol.fairness import game_seed
 
 __all__ = ["SPECTATORS", "MakeWelcome", "Outcome", "Sink", "TableRunner", "viewer_view"]
 
+MARK_OVER_RETRY = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)  # seconds between tries (~32 s)
+
 @dataclass(frozen=True)
 class Outcome:
     """What became of a command: accepted, rejected, duplicate or stale."""
@@ -263,8 +265,13 @@ class TableRunner(Viewers, ServerMoves):
 
 
     async def _mark_over(self) -> None:
-        with contextlib.suppress(StoreError):
-            await self.node.storage.directory.update(self.table, {"status": "over"})
+        """Say in the table's metadata that its game is over, trying again for a while while
+        Redis is away (the log stays the truth: Node.transcript folds it, and repairs this)."""
+        for delay in MARK_OVER_RETRY:
+            with contextlib.suppress(StoreError):
+                await self.node.storage.directory.update(self.table, {"status": "over"})
+                return
+            await asyncio.sleep(delay)
 
     async def _recover(self) -> None:
         """The log no longer chains from what this node saw.  If it is still whole from the
