@@ -17,7 +17,7 @@ from echoridge_client.loadbots import BotOptions, ok, run_tables
 from echoridge_client.lobby import Lobby
 from echoridge_client.policies import RandomPolicy
 from echoridge_client.session import Seat, Spectator
-from tests.cluster import RedisCluster, failover_by_kill, start_cluster
+from tests.cluster import RedisCluster, begin_migration, failover_by_kill, start_cluster
 from tests.e2e.conftest import ServerProcess, start_server
 
 
@@ -101,5 +101,38 @@ async def test_a_primary_killed_mid_game_loses_no_acknowledged_command(
             report, _ = await games
         assert ok(report), (report.get("error_samples"), report)
         assert report["lost"] == 0 and report["acknowledged"] >= report["accepted"]
+    finally:
+        server.stop()
+
+
+async def test_a_live_table_migrated_to_another_primary_mid_game(
+    cluster: RedisCluster, tmp_path: Path
+) -> None:
+    """The slot of a table in play moves to another primary key by key (IMPORTING/MIGRATING,
+    MIGRATE, SETSLOT NODE) while its bots play: commands refused while its keys are split are
+    sent again, and every game finishes and verifies with no acknowledged command lost or
+    applied twice (the transcripts replay)."""
+    server = start_server(cluster.url, tmp_path / "migrate.log")
+    try:
+        stats = Stats()
+        options = BotOptions(server.url, tables=3, players=2, spectators=1, rate=0, think=0.03,
+                             seed=41)  # fmt: skip
+        games = asyncio.create_task(run_tables(options, stats=stats))
+        async with asyncio.timeout(60):
+            while stats.accepted < 30:
+                await asyncio.sleep(0.05)
+        source = max(cluster.primaries(), key=lambda p: len(p.command("KEYS", "er:{*}:log")))
+        log_key = source.command("KEYS", "er:{*}:log")[0]
+        slot = cluster.slot_of(log_key)
+        target = next(p for p in cluster.primaries() if p.port != source.port)
+        migration = await asyncio.to_thread(begin_migration, cluster, slot, target, 1)
+        while await asyncio.to_thread(migration.move_some_keys):
+            await asyncio.sleep(0.2)  # the table plays on (or is refused and retried) meanwhile
+        await asyncio.to_thread(migration.finish)
+        assert cluster.primary_of_slot(slot).port == target.port
+        async with asyncio.timeout(300):
+            report, _ = await games
+        assert ok(report), (report.get("error_samples"), report)
+        assert report["lost"] == 0
     finally:
         server.stop()
