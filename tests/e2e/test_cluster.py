@@ -17,8 +17,15 @@ from echoridge_client.loadbots import BotOptions, ok, run_tables
 from echoridge_client.lobby import Lobby
 from echoridge_client.policies import RandomPolicy
 from echoridge_client.session import Seat, Spectator
-from tests.cluster import RedisCluster, begin_migration, failover_by_kill, start_cluster
+from tests.cluster import (
+    ClusterNode,
+    RedisCluster,
+    begin_migration,
+    failover_by_kill,
+    start_cluster,
+)
 from tests.e2e.conftest import ServerProcess, start_server
+from tests.e2e.test_outages import until
 
 
 @pytest.fixture
@@ -73,6 +80,13 @@ async def test_games_through_the_cluster_with_players_on_two_servers(
         assert not errors, errors[:3]
 
 
+def busiest_primary(cluster: RedisCluster) -> ClusterNode:
+    """The primary holding the most table logs (at least one)."""
+    primary = max(cluster.primaries(), key=lambda p: len(p.command("KEYS", "er:{*}:log")))
+    assert primary.command("KEYS", "er:{*}:log")
+    return primary
+
+
 async def test_a_primary_killed_mid_game_loses_no_acknowledged_command(
     cluster: RedisCluster, tmp_path: Path
 ) -> None:
@@ -86,14 +100,11 @@ async def test_a_primary_killed_mid_game_loses_no_acknowledged_command(
         options = BotOptions(server.url, tables=6, players=2, spectators=1, rate=0, think=0.03,
                              seed=31)  # fmt: skip
         games = asyncio.create_task(run_tables(options, stats=stats))
-        async with asyncio.timeout(60):
-            while stats.accepted < 60:
-                await asyncio.sleep(0.05)
+        await until(stats, 60)  # every table is in play
         # The primary with the most tables in play; once its replica took over, it comes back
         # as that one's replica (as an operator would bring it back), so appends there can be
         # acknowledged again.
-        victim = max(cluster.primaries(), key=lambda p: len(p.command("KEYS", "er:{*}:log")))
-        assert victim.command("KEYS", "er:{*}:log")
+        victim = busiest_primary(cluster)
         await asyncio.to_thread(failover_by_kill, cluster, victim)
         victim.restart()
         await asyncio.to_thread(cluster.wait_healthy, 30, 1)
@@ -118,10 +129,8 @@ async def test_a_live_table_migrated_to_another_primary_mid_game(
         options = BotOptions(server.url, tables=3, players=2, spectators=1, rate=0, think=0.03,
                              seed=41)  # fmt: skip
         games = asyncio.create_task(run_tables(options, stats=stats))
-        async with asyncio.timeout(60):
-            while stats.accepted < 30:
-                await asyncio.sleep(0.05)
-        source = max(cluster.primaries(), key=lambda p: len(p.command("KEYS", "er:{*}:log")))
+        await until(stats, 30)  # every table is in play
+        source = busiest_primary(cluster)
         log_key = source.command("KEYS", "er:{*}:log")[0]
         slot = cluster.slot_of(log_key)
         target = next(p for p in cluster.primaries() if p.port != source.port)

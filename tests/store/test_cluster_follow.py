@@ -6,7 +6,7 @@ killed with -9 and replaced by its replica, with every entry delivered once and 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +22,15 @@ from .test_follow import note
 def cluster(tmp_path: Path) -> Iterator[RedisCluster]:
     with start_cluster(tmp_path) as c:
         yield c
+
+
+@pytest.fixture
+async def nodes(cluster: RedisCluster) -> AsyncIterator[tuple[Storage, Storage]]:
+    """Two Storage instances on the cluster, standing for two server processes."""
+    a, b = await Storage.open(cluster.url), await Storage.open(cluster.url)
+    yield a, b
+    await a.close()
+    await b.close()
 
 
 class Seen:
@@ -62,124 +71,110 @@ def spread_tables(cluster: RedisCluster, n: int) -> list[str]:
     return tables
 
 
-async def test_two_nodes_follow_each_other_on_every_primary(cluster: RedisCluster) -> None:
-    a, b = await Storage.open(cluster.url), await Storage.open(cluster.url)
-    try:
-        tables = spread_tables(cluster, 6)
+async def test_two_nodes_follow_each_other_on_every_primary(
+    cluster: RedisCluster, nodes: tuple[Storage, Storage]
+) -> None:
+    a, b = nodes
+    tables = spread_tables(cluster, 6)
+    for t in tables:
+        await make_table(a, t)
+    seen_a, seen_b = Seen(a, tables), Seen(b, tables)
+    heads = {t: genesis(t) for t in tables}
+    for i in range(20):
         for t in tables:
-            await make_table(a, t)
-        seen_a, seen_b = Seen(a, tables), Seen(b, tables)
-        heads = {t: genesis(t) for t in tables}
-        for i in range(20):
-            for t in tables:
-                await append(a if i % 2 else b, heads, t, i)
-        want = {t: 20 for t in tables}
-        await seen_a.until(want)
-        await seen_b.until(want)
-        expected = list(range(1, 21))
-        assert all(v == expected for v in seen_a.versions.values()), seen_a.versions
-        assert all(v == expected for v in seen_b.versions.values()), seen_b.versions
-        seen_a.stop()
-        seen_b.stop()
-    finally:
-        await a.close()
-        await b.close()
+            await append(a if i % 2 else b, heads, t, i)
+    want = {t: 20 for t in tables}
+    await seen_a.until(want)
+    await seen_b.until(want)
+    expected = list(range(1, 21))
+    assert all(v == expected for v in seen_a.versions.values()), seen_a.versions
+    assert all(v == expected for v in seen_b.versions.values()), seen_b.versions
+    seen_a.stop()
+    seen_b.stop()
 
 
 async def test_a_followed_table_migrated_mid_stream_loses_and_repeats_nothing(
-    cluster: RedisCluster,
+    cluster: RedisCluster, nodes: tuple[Storage, Storage]
 ) -> None:
-    a, b = await Storage.open(cluster.url), await Storage.open(cluster.url)
-    try:
-        table = await make_table(a, "migrating")
-        slot = cluster.slot_of(keys.log(table))
-        source = cluster.primary_of_slot(slot)
-        target = next(p for p in cluster.primaries() if p.port != source.port)
-        seen = Seen(b, [table])
-        heads = {table: genesis(table)}
-        n = 0
-        for _ in range(10):
+    a, b = nodes
+    table = await make_table(a, "migrating")
+    slot = cluster.slot_of(keys.log(table))
+    source = cluster.primary_of_slot(slot)
+    target = next(p for p in cluster.primaries() if p.port != source.port)
+    seen = Seen(b, [table])
+    heads = {table: genesis(table)}
+    n = 0
+    for _ in range(10):
+        n += 1
+        await append(a, heads, table, n)
+    migration = await asyncio.to_thread(begin_migration, cluster, slot, target, 1)
+    refused = 0
+    while await asyncio.to_thread(migration.move_some_keys):  # one key at a time
+        try:
+            await append(a, heads, table, n + 1)
             n += 1
-            await append(a, heads, table, n)
-        migration = await asyncio.to_thread(begin_migration, cluster, slot, target, 1)
-        refused = 0
-        while await asyncio.to_thread(migration.move_some_keys):  # one key at a time
-            try:
-                await append(a, heads, table, n + 1)
-                n += 1
-            except StoreUnavailable:  # TRYAGAIN: the table's keys are split between the two
-                refused += 1  # (a server answers server/unavailable; the client sends again)
-        await asyncio.to_thread(migration.finish)
-        assert refused > 0
-        for _ in range(10):
-            n += 1
-            await append(a, heads, table, n)  # on the new primary
-        await seen.until({table: n})
-        await asyncio.sleep(0.3)
-        assert seen.versions[table] == list(range(1, n + 1))
-        assert cluster.primary_of_slot(slot).port == target.port
-        seen.stop()
-    finally:
-        await a.close()
-        await b.close()
+        except StoreUnavailable:  # TRYAGAIN: the table's keys are split between the two
+            refused += 1  # (a server answers server/unavailable; the client sends again)
+    await asyncio.to_thread(migration.finish)
+    assert refused > 0
+    for _ in range(10):
+        n += 1
+        await append(a, heads, table, n)  # on the new primary
+    await seen.until({table: n})
+    await asyncio.sleep(0.3)
+    assert seen.versions[table] == list(range(1, n + 1))
+    assert cluster.primary_of_slot(slot).port == target.port
+    seen.stop()
 
 
 async def test_a_primary_killed_and_replaced_keeps_its_tables_followed(
-    cluster: RedisCluster,
+    cluster: RedisCluster, nodes: tuple[Storage, Storage]
 ) -> None:
-    a, b = await Storage.open(cluster.url), await Storage.open(cluster.url)
-    try:
-        tables = spread_tables(cluster, 3)
+    a, b = nodes
+    tables = spread_tables(cluster, 3)
+    for t in tables:
+        await make_table(a, t)
+    seen = Seen(b, tables)
+    heads = {t: genesis(t) for t in tables}
+    for i in range(1, 6):
         for t in tables:
-            await make_table(a, t)
-        seen = Seen(b, tables)
-        heads = {t: genesis(t) for t in tables}
-        for i in range(1, 6):
-            for t in tables:
-                await append(a, heads, t, i)
-        await seen.until({t: 5 for t in tables})
-        victim = cluster.primary_of_slot(cluster.slot_of(keys.log(tables[0])))
-        await asyncio.to_thread(victim.wait_replicated)
-        await asyncio.to_thread(failover_by_kill, cluster, victim)
-        for i in range(6, 11):
-            for t in tables:
-                async with asyncio.timeout(30):
-                    while True:  # the writer retries while the cluster settles
-                        try:
-                            await append(a, heads, t, i)
-                            break
-                        except Exception:
-                            await asyncio.sleep(0.2)
-        await seen.until({t: 10 for t in tables}, seconds=30)
-        assert all(v == list(range(1, 11)) for v in seen.versions.values()), seen.versions
-        seen.stop()
-    finally:
-        await a.close()
-        await b.close()
+            await append(a, heads, t, i)
+    await seen.until({t: 5 for t in tables})
+    victim = cluster.primary_of_slot(cluster.slot_of(keys.log(tables[0])))
+    await asyncio.to_thread(victim.wait_replicated)
+    await asyncio.to_thread(failover_by_kill, cluster, victim)
+    for i in range(6, 11):
+        for t in tables:
+            async with asyncio.timeout(30):
+                while True:  # the writer retries while the cluster settles
+                    try:
+                        await append(a, heads, t, i)
+                        break
+                    except Exception:
+                        await asyncio.sleep(0.2)
+    await seen.until({t: 10 for t in tables}, seconds=30)
+    assert all(v == list(range(1, 11)) for v in seen.versions.values()), seen.versions
+    seen.stop()
 
 
 async def test_chat_lines_of_tables_on_every_primary_reach_the_other_node(
-    cluster: RedisCluster,
+    cluster: RedisCluster, nodes: tuple[Storage, Storage]
 ) -> None:
-    a, b = await Storage.open(cluster.url), await Storage.open(cluster.url)
-    try:
-        tables = spread_tables(cluster, 4)
-        got: dict[str, list[tuple[str, int, str]]] = {t: [] for t in tables}
-        for t in tables:
-            b.chat_follower.follow(
-                t, {}, lambda lines, t=t: got[t].extend((x.channel, x.seq, x.text) for x in lines)
-            )
-        for t in tables:
-            for text in ("a", "b"):
-                await a.chat.add(t, "table", sender="seat:0", name="Ana", text=text, version=3,
-                                 at=1, seat=0)  # fmt: skip
-            await a.chat.add(t, "spectators", sender="spectator:x", name="Bo", text="c",
-                             version=3, at=1, seat=None)  # fmt: skip
-        async with asyncio.timeout(20):
-            while any(len(lines) < 3 for lines in got.values()):
-                await asyncio.sleep(0.02)
-        for lines in got.values():
-            assert sorted(lines) == [("spectators", 1, "c"), ("table", 1, "a"), ("table", 2, "b")]
-    finally:
-        await a.close()
-        await b.close()
+    a, b = nodes
+    tables = spread_tables(cluster, 4)
+    got: dict[str, list[tuple[str, int, str]]] = {t: [] for t in tables}
+    for t in tables:
+        b.chat_follower.follow(
+            t, {}, lambda lines, t=t: got[t].extend((x.channel, x.seq, x.text) for x in lines)
+        )
+    for t in tables:
+        for text in ("a", "b"):
+            await a.chat.add(t, "table", sender="seat:0", name="Ana", text=text, version=3,
+                             at=1, seat=0)  # fmt: skip
+        await a.chat.add(t, "spectators", sender="spectator:x", name="Bo", text="c",
+                         version=3, at=1, seat=None)  # fmt: skip
+    async with asyncio.timeout(20):
+        while any(len(lines) < 3 for lines in got.values()):
+            await asyncio.sleep(0.02)
+    for lines in got.values():
+        assert sorted(lines) == [("spectators", 1, "c"), ("table", 1, "a"), ("table", 2, "b")]

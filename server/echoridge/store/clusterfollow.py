@@ -37,7 +37,7 @@ from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 
 from echoridge.store import keys
 from echoridge.store.chat import BATCH as CHAT_BATCH
-from echoridge.store.chat import CHANNELS, ChatFollower, OnLines
+from echoridge.store.chat import CHANNELS, ChatFollower, OnLines, _channel_of, _text
 from echoridge.store.chat import key as chat_key
 from echoridge.store.connection import redis_errors
 from echoridge.store.errors import StoreUnavailable
@@ -282,7 +282,7 @@ class ClusterChatFollower(ChatFollower):
 
     def _heard(self, name: str) -> None:
         if ":chat:" in name:
-            table = name[len("er:{") : name.index("}")]
+            table, _ = _channel_of(name)
             if table in self._tables:
                 self._marked.mark((table,))
 
@@ -297,7 +297,3 @@ class ClusterChatFollower(ChatFollower):
             self._take(_text(stream), rows)
             more = more or len(rows) >= CHAT_BATCH
         return more
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
