@@ -37,6 +37,7 @@ bench: $(STAMP)
 	-$(PY) bench/fanout_bench.py | tee $(BENCH_OUT)/fanout.txt
 	-$(PY) bench/peer_bench.py $(PEER_ARGS) | tee $(BENCH_OUT)/peer.txt
 	-$(PY) bench/cluster_bench.py | tee $(BENCH_OUT)/cluster.txt
+	-$(PY) bench/workers_bench.py | tee $(BENCH_OUT)/workers.txt
 	$(PY) bench/targets.py $(BENCH_OUT)
 
 soak: $(STAMP)

@@ -5,7 +5,8 @@ of ``make bench`` wrote into DIR (their standard output, kept by the Makefile):
   round trips on a command's path);
 - ``load1000.txt``: bench/load_bench.py at 1,000 tables (p99);
 - ``fanout.txt``: bench/fanout_bench.py (1,000 spectators against a bare broadcast());
-- ``peer.txt``: bench/peer_bench.py (the I/O floor and boardgame.io, same load shape).
+- ``peer.txt``: bench/peer_bench.py (the I/O floor and boardgame.io, same load shape);
+- ``workers.txt``: bench/workers_bench.py (issue 14: 2 workers against 1 at saturation).
 
 A report that is missing (a bench skipped or failed) makes its targets "not measured".  The
 floor and the peer run after our own bench, not at the same moment: the ratios compare runs
@@ -26,6 +27,7 @@ P99_1000_MS = 100.0
 SPECTATOR_RATIO = 0.8
 DELTA_BYTES = 300
 ROUND_TRIPS = 1.0
+WORKERS_RATIO = 1.6  # issue 14: commands/s of 2 workers over 1, at saturation
 
 
 def lines(path: Path, tag: str) -> list[dict[str, Any]]:
@@ -96,6 +98,10 @@ def main() -> int:
     trips = redis["monitor"]["round_trips_per_command_on_its_path"] if redis else None
     print(f"#   Redis round trips on a command's path: {trips} | {ROUND_TRIPS:g} | "
           f"{verdict(None if trips is None else trips <= ROUND_TRIPS + 0.005)}")
+    workers = next(iter(lines(out / "workers.txt", "summary")), None)
+    ratio = workers["workers_2_over_1"] if workers else None
+    print(f"#   (issue 14) 2 workers over 1 at saturation: {ratio}x | >= {WORKERS_RATIO}x | "
+          f"{verdict(None if ratio is None else ratio >= WORKERS_RATIO)}")
     for run in (load, large):
         if run:
             print(f"#   ({run['tables']} tables: the load generator used "

@@ -30,6 +30,12 @@ def main(argv: list[str] | None = None) -> int:
         "auto: one per core (default 1)",
     )
     srv.add_argument(
+        "--no-table-affinity",
+        action="store_true",
+        help="with --workers: let the kernel spread every connection at random instead of "
+        "serving each table's connections in one worker (to measure the difference)",
+    )
+    srv.add_argument(
         "--decision-timeout",
         type=float,
         default=120.0,
@@ -257,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
                 notify_secret=args.notify_secret.encode(),
                 admission=admission,
                 workers=workers,
+                table_affinity=not args.no_table_affinity,
                 replica_acks=args.replica_acks,
             )
         )

@@ -20,7 +20,7 @@ from echoridge.logs import configure_logging, get_logger
 from echoridge.net.gate import Admission
 from echoridge.net.limits import Limits
 from echoridge.net.metrics import LoopLag, loop_lag_metrics, server_metrics, watch_gc
-from echoridge.net.server import GameServer
+from echoridge.net.server import GameServer, Worker
 from echoridge.store import Storage, StoreError
 from echoridge.store.connection import POOL_CONNECTIONS, is_cluster
 from echoridge.store.embedded import EmbeddedRedis
@@ -55,6 +55,8 @@ class Options:
     admission: Admission = dataclasses.field(default_factory=Admission)
     workers: int = 1  # server processes on the port (workers.py)
     worker: int | None = None  # set in a worker of ``serve --workers``: its index
+    table_affinity: bool = True  # workers route each table's connections to one (net/affinity.py)
+    handoff_dir: str | None = None  # set by the supervisor: the workers' hand-off sockets
     replica_acks: int = 0  # appends acknowledged once on this many replicas (WAIT)
 
 
@@ -94,7 +96,12 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
         try:
             await storage.directory.reindex()
             worker = options.worker
-            port = await server.start(options.host, options.port, reuse_port=worker is not None)
+            placed = None
+            if worker is not None and options.table_affinity and options.handoff_dir:
+                placed = Worker(worker, options.workers, options.handoff_dir)
+            port = await server.start(
+                options.host, options.port, reuse_port=worker is not None, worker=placed
+            )
             log.info(
                 "serving", url=f"ws://{options.host}:{port}/ws", storage=where, worker=worker
             )

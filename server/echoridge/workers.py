@@ -9,6 +9,9 @@ and none of the game:
    spreads new connections over them.  Linux balances such sockets; elsewhere the option means
    something else or nothing, so ``--workers`` above 1 is refused there.  With ``--port 0`` the
    supervisor picks a free port and holds it (a socket bound, never listening) while it runs.
+   A connection that names its table (``/ws?table=ID``) is passed on to the worker that serves
+   that table, over unix sockets in a directory the supervisor makes for the run
+   (net/affinity.py; ``--no-table-affinity`` turns it off).
 3. The metrics: ``PROMETHEUS_MULTIPROC_DIR`` (a fresh directory, removed at the end) is set for
    the workers, so each one's ``/metrics`` gives the sum of all (net/metrics.py); the files of
    a worker that died are marked dead so its gauges stop counting.
@@ -19,7 +22,7 @@ and none of the game:
    worker is listening, and ``stopped`` once all are gone.
 
 Each worker's cap on connections is ``--max-connections`` divided by N; the cap per client
-address is each worker's own (a client's connections are spread over the workers).
+address is each worker's own (counted by the worker that serves the connection).
 """
 
 from __future__ import annotations
@@ -107,6 +110,7 @@ def supervise(options: Options, workers: int) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, stop)
     metrics_dir = tempfile.mkdtemp(prefix="echoridge-metrics-")
+    handoff_dir = _handoff_dir()
     os.environ[MULTIPROCESS_ENV] = metrics_dir  # inherited by the workers (spawned below)
     embedded = None
     holder = None
@@ -129,7 +133,13 @@ def supervise(options: Options, workers: int) -> int:
             share = math.ceil(admission.max_connections / workers)
             admission = dataclasses.replace(admission, max_connections=share)
         base = dataclasses.replace(
-            options, redis_url=redis_url, port=port, admission=admission, worker=0
+            options,
+            redis_url=redis_url,
+            port=port,
+            admission=admission,
+            worker=0,
+            workers=workers,
+            handoff_dir=handoff_dir,
         )
         context = multiprocessing.get_context("spawn")  # fresh interpreters: no forked loop
         pool = [_Worker(i) for i in range(workers)]
@@ -157,10 +167,20 @@ def supervise(options: Options, workers: int) -> int:
         if embedded is not None:
             embedded.stop()
         shutil.rmtree(metrics_dir, ignore_errors=True)
+        shutil.rmtree(handoff_dir, ignore_errors=True)
         os.environ.pop(MULTIPROCESS_ENV, None)
         if pool:
             log.info("stopped")
             print("echo-ridge: stopped", file=sys.stderr, flush=True)
+
+
+def _handoff_dir() -> str:
+    """A fresh directory (mode 0700: ours alone) for the workers' hand-off sockets, whose paths
+    must fit in a unix socket address (108 bytes): in /tmp if the temp directory is deep."""
+    base = tempfile.gettempdir()
+    if len(base) > 60 and os.path.isdir("/tmp"):
+        base = "/tmp"
+    return tempfile.mkdtemp(prefix="echoridge-handoff-", dir=base)
 
 
 def _hold_port(host: str, port: int) -> tuple[socket.socket | None, int]:

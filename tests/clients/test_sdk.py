@@ -15,6 +15,7 @@ from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 
 from echoridge.transcript import replay
+from echoridge_client.connection import for_table
 from echoridge_client.errors import RevealError
 from echoridge_client.lobby import Lobby
 from echoridge_client.policies import GreedyPolicy, RandomPolicy
@@ -188,3 +189,10 @@ async def test_lobby_looks_up_one_table_by_id(server: ServerProcess) -> None:
     assert info.server_seed_commit == created.server_seed_commit
     assert await lobby.table("t-000000000000") is None
     await lobby.close()
+
+
+def test_a_table_session_names_its_table_in_the_url() -> None:
+    """SPEC.md §2.1: the routing hint ``?table=``, added to what the URL already asks, once."""
+    assert for_table("ws://h:1/ws", "t-1") == "ws://h:1/ws?table=t-1"
+    assert for_table("wss://h/ws?x=1&table=old", "new") == "wss://h/ws?x=1&table=new"
+    assert for_table("ws://h/", "a b") == "ws://h/?table=a+b"

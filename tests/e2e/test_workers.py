@@ -1,11 +1,12 @@
 """``serve --workers N`` (workers.py): N processes on one port and one storage.  Games are played
-through the shared port (the kernel spreads the connections, so players of one table sit on
-different workers), /metrics of any worker sums all of them, a worker killed with -9 is started
-again while the others play on, and SIGTERM stops every worker."""
+through the shared port (the kernel spreads the connections, and each table's are passed on to
+the worker that serves the table), /metrics of any worker sums all of them, a worker killed
+with -9 is started again while the others play on, and SIGTERM stops every worker."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sys
@@ -17,6 +18,8 @@ import pytest
 
 from echoridge.workers import WorkersUnsupported, check_supported, worker_count
 from echoridge_client.loadbots import BotOptions, ok, run_tables
+from echoridge_client.lobby import Lobby
+from echoridge_client.session import TableSession
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, start_server
 from tests.e2e.hostile import metrics
@@ -74,6 +77,42 @@ async def test_games_through_two_workers_and_metrics_of_both(workers: ServerProc
     per_worker = [line for line in workers.output().splitlines() if '"worker ready"' in line
                   or "worker ready" in line]  # fmt: skip
     assert len(per_worker) == 2
+
+
+async def test_the_connections_of_a_table_are_served_by_one_worker(workers: ServerProcess) -> None:
+    """Sessions name their table in the URL (SPEC.md §2.1), and whichever worker the kernel
+    gave a connection to, the table's own worker serves it (net/affinity.py): that worker alone
+    counts every spectator of the table (/api/spectators is routed the same way).  Without the
+    routing, 16 spectators would all land on one worker once in 2^15 runs."""
+    lobby = await Lobby.connect(workers.url)
+    try:
+        created = await lobby.create(2)
+    finally:
+        await lobby.close()
+    watching = [TableSession(workers.url, created.table) for _ in range(16)]
+    try:
+        for session in watching:
+            await session.start()
+        for _ in range(6):
+            assert await spectators(workers, created.table) == 16
+        seen = await metrics(workers)
+        assert seen['echoridge_connections_handed_off_total{outcome="passed"}'] >= 1
+        assert seen['echoridge_connections_handed_off_total{outcome="kept"}'] == 0
+    finally:
+        for session in watching:
+            await session.close()
+
+
+async def spectators(server: ServerProcess, table: str) -> int:
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    try:
+        writer.write(f"GET /api/spectators/{table} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        await writer.drain()
+        async with asyncio.timeout(5):
+            data = await reader.read()
+    finally:
+        writer.close()
+    return int(json.loads(data.split(b"\r\n\r\n", 1)[1])["spectators"])
 
 
 async def test_a_killed_worker_is_started_again_while_games_go_on(

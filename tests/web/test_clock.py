@@ -28,7 +28,7 @@ def test_a_deadline_counts_down_until_the_table_moves_on(
 ) -> None:
     eve = people(base_url(web_server), "Eve")
     relay = Relay()
-    eve.page.route_web_socket("**/ws", relay.handle)
+    eve.page.route_web_socket(re.compile(r"/ws(\?|$)"), relay.handle)
     create_table(eve, "Eve", 2, bots="fill-greedy")
     eve.page.click("#start-game")
     eve.wait_state(*ACTIONS, timeout=20)

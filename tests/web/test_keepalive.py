@@ -6,6 +6,7 @@ passing the server's frames on) is treated as a dropped connection: the page rec
 
 from __future__ import annotations
 
+import re
 import json
 import threading
 import time
@@ -72,7 +73,7 @@ def test_a_silent_server_leads_to_a_reconnect_with_resume(
     dan = people(base_url(web_server), "Dan")
     relay = Relay()
     dan.context.add_init_script(f"window.echoridgeKeepAlive = {{quiet: {QUIET}, grace: {GRACE}}}")
-    dan.page.route_web_socket("**/ws", relay.handle)
+    dan.page.route_web_socket(re.compile(r"/ws(\?|$)"), relay.handle)
     create_table(dan, "Dan", 2, bots="fill-greedy")
 
     # Waiting room: nothing happens at the table, the page pings and the server's pongs keep

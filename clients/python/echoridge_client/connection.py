@@ -12,6 +12,7 @@ import contextlib
 import itertools
 import os
 from collections.abc import Awaitable, Callable
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
@@ -26,6 +27,14 @@ TIMEOUT = 10.0
 CLIENT_NAME = "echoridge-client/0.1"
 
 OnMessage = Callable[[m.ServerMessage], Awaitable[None] | None]
+
+
+def for_table(url: str, table: str) -> str:
+    """``url`` with the table it connects for as a hint (SPEC.md §2.1: ``/ws?table=ID``), so a
+    server of several processes serves the connection in the one that runs the table."""
+    split = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(split.query) if k != "table"] + [("table", table)]
+    return urlunsplit(split._replace(query=urlencode(query)))
 
 
 class Connection:

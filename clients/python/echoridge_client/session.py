@@ -34,7 +34,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from echoridge_client.chat import SessionChat
-from echoridge_client.connection import TIMEOUT, Connection, hello, welcome_of
+from echoridge_client.connection import TIMEOUT, Connection, for_table, hello, welcome_of
 from echoridge_client.errors import ClientError, Refused, RevealError
 from echoridge_client.retry import RETRY_SECONDS, Backoff, retryable
 from echoridge_client.reveals import Verifier
@@ -113,7 +113,9 @@ class TableSession(SessionChat, SessionClocks):
     async def _connect(self, resume: bool) -> None:
         url = self.urls[self._url_index % len(self.urls)]
         self._welcomed = asyncio.get_running_loop().create_future()
-        connection = await Connection.open(url, self.subprotocol, self._on_message)
+        connection = await Connection.open(
+            for_table(url, self.table), self.subprotocol, self._on_message
+        )
         spectate = None if self.token else True
         point = m.Resume(self.epoch, self.version) if resume and self.version >= 0 else None
         try:

@@ -208,6 +208,15 @@ export class Connection {
   }
 }
 
+// The URL with the table it connects for as a hint (SPEC.md §2.1: /ws?table=ID), so that a
+// server of several processes serves the connection in the one that runs the table.
+export function forTable(url, table) {
+  if (!table) return url;
+  const target = new URL(url);
+  target.searchParams.set("table", table);
+  return target.toString();
+}
+
 // Opens a connection and says hello; resolves to [connection, welcome].
 export async function openSession(url, fields, handlers) {
   let first;
@@ -215,7 +224,7 @@ export async function openSession(url, fields, handlers) {
     first = { resolve, reject };
   });
   let waiting = true;
-  const connection = new Connection(url, {
+  const connection = new Connection(forTable(url, fields.table), {
     onMessage: (message) => {
       if (waiting) {
         waiting = false;

@@ -86,6 +86,12 @@ class ServerMetrics:
     outbox_overflows: Counter
     aborted: Counter
     refused: Counter
+    handoffs: Counter
+
+    def handed_off(self, passed: bool) -> None:
+        """A connection for another worker's table (net/affinity.py): passed to that worker, or
+        kept because it could not take it."""
+        self.handoffs.labels(outcome="passed" if passed else "kept").inc()
 
     def render(self) -> bytes:
         """``/metrics``: this registry's samples, or every worker's (multiprocess mode)."""
@@ -130,6 +136,14 @@ def server_metrics() -> ServerMetrics:
     )
     for reason in REFUSALS:
         refused.labels(reason=reason)
+    handoffs = Counter(
+        "echoridge_connections_handed_off_total",
+        "Connections for a table another worker runs (serve --workers): passed or kept.",
+        ("outcome",),
+        registry=r,
+    )
+    for outcome in ("passed", "kept"):
+        handoffs.labels(outcome=outcome)
     return ServerMetrics(
         registry=r,
         connections=connections,
@@ -166,6 +180,7 @@ def server_metrics() -> ServerMetrics:
             registry=r,
         ),
         refused=refused,
+        handoffs=handoffs,
     )
 
 

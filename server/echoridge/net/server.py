@@ -12,19 +12,24 @@ import http
 import json
 import os
 import re
+import socket
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import NegotiationError
 from websockets.http11 import Request, Response
+from websockets.server import ServerProtocol
 from websockets.typing import Subprotocol
 
 from echoridge.logs import get_logger
+from echoridge.net.affinity import Handoff, Router, listeners
 from echoridge.net.gate import Admission, Gate
 from echoridge.net.limits import Limits
 from echoridge.net.metrics import CONTENT_TYPE, ServerMetrics
@@ -61,6 +66,15 @@ def select_subprotocol(
     raise NegotiationError("offer echoridge.v2.msgpack or echoridge.v2.json")
 
 
+@dataclass(frozen=True, slots=True)
+class Worker:
+    """A server's place among ``serve --workers``: its index, how many, where they hand off."""
+
+    index: int
+    count: int
+    handoff_dir: str
+
+
 class GameServer:
     """The running server of one node."""
 
@@ -79,27 +93,96 @@ class GameServer:
         self.sessions: set[Session] = set()
         self.web = StaticFiles(web_root if web_root is not None else find_web_root())
         self._server: Server | None = None
+        self._router: Router | None = None
+        self._adopting: set[asyncio.Task[None]] = set()
 
-    async def start(self, host: str, port: int, *, reuse_port: bool = False) -> int:
+    async def start(
+        self, host: str, port: int, *, reuse_port: bool = False, worker: Worker | None = None
+    ) -> int:
         """Listen; returns the port (useful with port 0).  ``reuse_port``: in a group of
-        ``SO_REUSEPORT`` sockets, one per worker (workers.py)."""
+        ``SO_REUSEPORT`` sockets, one per worker (workers.py).  ``worker``: this process's
+        place among the workers, to serve each table's connections in one (net/affinity.py):
+        then this server accepts on the port itself and routes every connection."""
+        if worker is None:
+            self._server = await serve(
+                self._handle,
+                host,
+                port,
+                process_request=self._http,
+                reuse_port=reuse_port or None,
+                **self._ws_options(),
+            )
+            return int(self._server.sockets[0].getsockname()[1])
+        tcp = listeners(host, port)
+        # The websockets server listens on a unix socket of the run's own directory, which
+        # nobody connects to: the router hands it every connection (``_adopt``).
         self._server = await serve(
             self._handle,
-            host,
-            port,
-            subprotocols=[Subprotocol(s) for s in m.SUBPROTOCOLS],
-            select_subprotocol=select_subprotocol,
+            unix=True,
+            path=str(Path(worker.handoff_dir) / f"worker-{worker.index}.ws"),
             process_request=self._http,
-            max_size=self.limits.max_frame_bytes,
-            ping_interval=None,  # the session's own keepalive (SPEC.md §2.4)
-            compression=None,
-            reuse_port=reuse_port or None,
+            **self._ws_options(),
         )
-        sockets = list(self._server.sockets)
-        return int(sockets[0].getsockname()[1])
+        self._router = Router(
+            tcp,
+            Handoff(worker.handoff_dir, worker.index),
+            worker.index,
+            worker.count,
+            self._adopt,
+            self.metrics.handed_off,
+        )
+        self._router.start()
+        return int(tcp[0].getsockname()[1])
+
+    def _ws_options(self) -> dict[str, Any]:
+        """websockets' settings of a connection (``serve`` and ``_adopt`` use the same)."""
+        return {
+            "subprotocols": [Subprotocol(s) for s in m.SUBPROTOCOLS],
+            "select_subprotocol": select_subprotocol,
+            "max_size": self.limits.max_frame_bytes,
+            "ping_interval": None,  # the session's own keepalive (SPEC.md §2.4)
+            "compression": None,
+        }
+
+    def _adopt(self, sock: socket.socket) -> None:
+        """Serve a connection this worker accepted itself or was passed (net/affinity.py) as
+        the websockets server would have: the same protocol settings, the same handler."""
+        server = self._server
+        if server is None:
+            sock.close()
+            return
+        options = self._ws_options()
+
+        def connection() -> ServerConnection:
+            def choose(
+                protocol: ServerProtocol, offered: Sequence[Subprotocol]
+            ) -> Subprotocol | None:
+                return select_subprotocol(ws, offered)
+
+            protocol = ServerProtocol(
+                subprotocols=options["subprotocols"],
+                select_subprotocol=choose,
+                max_size=options["max_size"],
+                logger=server.logger,
+            )
+            ws = ServerConnection(protocol, server, ping_interval=options["ping_interval"])
+            return ws
+
+        async def adopt() -> None:
+            loop = asyncio.get_running_loop()
+            try:
+                await loop.connect_accepted_socket(connection, sock)
+            except Exception:
+                sock.close()
+
+        task = asyncio.get_running_loop().create_task(adopt())
+        self._adopting.add(task)
+        task.add_done_callback(self._adopting.discard)
 
     async def stop(self) -> None:
         """Close every session with 1001 (going away), then stop listening."""
+        if self._router is not None:
+            self._router.stop()
         for session in list(self.sessions):
             session.close(1001, "server shutting down")
         if self._server is not None:

@@ -24,6 +24,7 @@ from echoridge.transcript import Recorder
 from echoridge_protocol import messages as m
 
 IDLE_RUNNER_SECONDS = 30.0
+STARTED_RUNNER_SECONDS = 1.0  # a runner opened by a lobby's start, with no session: its idle time
 
 log = get_logger("echoridge.tables")
 
@@ -73,14 +74,14 @@ class Node:
         finally:
             self._opening.pop(table, None)
 
-    def _keep(self, table: str) -> None:
+    def _keep(self, table: str, seconds: float = IDLE_RUNNER_SECONDS) -> None:
         """(Re)arm the reaper that closes an idle runner."""
         handle = self._reapers.pop(table, None)
         if handle is not None:
             handle.cancel()
         loop = asyncio.get_running_loop()
         self._reapers[table] = loop.call_later(
-            IDLE_RUNNER_SECONDS, lambda: loop.create_task(self._reap(table))
+            seconds, lambda: loop.create_task(self._reap(table))
         )
 
     async def _reap(self, table: str) -> None:
@@ -206,6 +207,8 @@ class Node:
                 raise
         runner = await self.runner(table)
         await runner.ensure_started()
+        if not runner.sessions:  # opened only to start it: its players may be on other nodes
+            self._keep(table, STARTED_RUNNER_SECONDS)
         log.info("table started", table=table, version=runner.version)
         return runner.version
 
