@@ -40,6 +40,7 @@ FAMILIES = {
     "echoridge_outbox_overflows": "counter",
     "echoridge_sessions_aborted": "counter",
     "echoridge_connections_refused": "counter",
+    "echoridge_connections_handed_off": "counter",  # (serve --workers: net/affinity.py)
 }
 
 
@@ -67,6 +68,8 @@ def test_fresh_server_metrics_have_every_name_and_the_known_labels_at_zero() -> 
         assert value(text, "echoridge_commands_total", outcome=outcome) == 0
     for reason in REFUSALS:
         assert value(text, "echoridge_connections_refused_total", reason=reason) == 0
+    for outcome in ("passed", "kept"):
+        assert value(text, "echoridge_connections_handed_off_total", outcome=outcome) == 0
     assert value(text, "echoridge_command_seconds_bucket", le="+Inf") == 0
     assert CONTENT_TYPE.startswith("text/plain; version=0.0.4")
 

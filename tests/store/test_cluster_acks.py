@@ -23,7 +23,7 @@ from echoridge.store import (
     genesis,
     keys,
 )
-from tests.cluster import RedisCluster, start_cluster
+from tests.cluster import RedisCluster, failover_by_kill, start_cluster
 
 from .conftest import make_table
 from .test_follow import note
@@ -98,5 +98,44 @@ async def test_without_replica_acks_an_append_lost_in_a_failover_is_caught(
                 except StoreUnavailable:
                     await asyncio.sleep(0.2)
         assert [e.version for e in await storage.log.load(table)] == [1, 2, 3]
+    finally:
+        await storage.close()
+
+
+@pytest.mark.parametrize("acks", [0, 1])
+async def test_after_a_failover_the_new_primary_is_given_the_scripts(
+    cluster: RedisCluster, acks: int
+) -> None:
+    """A replica keeps no script across a restart (the script cache is not persisted, and the
+    store loaded them while it was down, say): promoted, it answers the first EVALSHA with
+    NOSCRIPT, and the store loads the script there and runs it again (both paths: EVALSHA
+    alone, and EVALSHA with WAIT on a connection of ours to the slot's primary)."""
+    storage = await Storage.open(cluster.url, replica_acks=acks)
+    try:
+        table = await make_table(storage, f"scripts{acks}")
+        head = genesis(table)
+        for i in range(2):
+            head = await appended(storage, table, head, i)
+        primary = cluster.primary_of_slot(cluster.slot_of(keys.log(table)))
+        replica = cluster.replica_of(primary)
+        primary.wait_replicated()
+        replica.command("SCRIPT", "FLUSH")  # (as a restart would leave it)
+        promoted = failover_by_kill(cluster, primary)
+        assert promoted.port == replica.port
+        sha = storage.log.scripts._sha["APPEND"]
+        assert promoted.command("SCRIPT", "EXISTS", sha) == [0]
+        if acks:  # the old primary comes back as the replica that acknowledges
+            primary.restart()
+            cluster.wait_healthy(30, replicas_per_primary=1)
+        for _ in range(40):  # until the client has the new topology
+            try:
+                head = await appended(storage, table, head, 2)
+                break
+            except StoreUnavailable:
+                await asyncio.sleep(0.25)
+        else:
+            raise AssertionError("no append after the failover")
+        assert promoted.command("SCRIPT", "EXISTS", sha) == [1]
+        assert head.version == 3
     finally:
         await storage.close()

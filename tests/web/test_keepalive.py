@@ -6,8 +6,8 @@ passing the server's frames on) is treated as a dropped connection: the page rec
 
 from __future__ import annotations
 
-import re
 import json
+import re
 import threading
 import time
 from typing import Any
