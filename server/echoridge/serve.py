@@ -12,6 +12,7 @@ import logging
 import resource
 import signal
 import sys
+import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +38,9 @@ LOOP_LAG_TICK = 0.1  # seconds between two measurements of the event loop's lag
 FULL_GC_SECONDS = 900.0  # seconds between two full collections (see collect_fully)
 
 
+SHUTDOWN_SECONDS = 20.0  # a drain and close after SIGTERM takes at most this long
+
+
 @dataclass(frozen=True)
 class Options:
     host: str = "127.0.0.1"
@@ -58,6 +62,24 @@ class Options:
     table_affinity: bool = True  # workers route each table's connections to one (net/affinity.py)
     handoff_dir: str | None = None  # set by the supervisor: the workers' hand-off sockets
     replica_acks: int = 0  # appends acknowledged once on this many replicas (WAIT)
+
+
+async def _shut_down(server: GameServer, node: Node, notifier: Any, storage: Storage) -> None:
+    """Drain and close, in at most ``SHUTDOWN_SECONDS`` (below the workers' and a container's
+    grace period): what is still waiting then (a Redis that went away first, say) is left, and
+    the process exits all the same."""
+    began = time.monotonic()
+    try:
+        async with asyncio.timeout(SHUTDOWN_SECONDS):
+            await server.stop()
+            await node.close()
+            if notifier is not None:
+                await notifier.close()
+            await storage.close()
+    except TimeoutError:
+        log.warning("shutdown cut short", seconds=SHUTDOWN_SECONDS)
+    else:
+        log.info("drained", seconds=round(time.monotonic() - began, 2))
 
 
 async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
@@ -125,11 +147,7 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
             lag.cancel()
             collector.cancel()
             unwatch_gc()
-            await server.stop()
-            await node.close()
-            if notifier is not None:
-                await notifier.close()
-            await storage.close()
+            await _shut_down(server, node, notifier, storage)
     finally:
         if embedded is not None:
             embedded.stop()

@@ -260,14 +260,14 @@ async def test_health_and_metrics(server: ServerProcess) -> None:
         assert name in text
 
 
-async def test_sigterm_says_going_away_and_stops_cleanly(server: ServerProcess) -> None:
+async def test_sigterm_says_restarting_and_stops_cleanly(server: ServerProcess) -> None:
     t = await new_table(server.url, seats=1)
     async with seated(server.url, t, 0) as me:
         await me.until_version(1)
         server.process.send_signal(signal.SIGTERM)
-        assert await me.closed(15) == 1001
+        assert await me.closed(15) == 1012
         byes = [x for x in me.frames.plain() if x.get("type") == "bye"]
-        assert byes and byes[-1]["code"] == 1001
+        assert byes and byes[-1]["code"] == 1012
     assert server.process.wait(15) == 0
     assert "echo-ridge: stopped" in server.output()
 

@@ -45,6 +45,7 @@ from echoridge_protocol.delta import DeltaError, apply
 RECONNECT_FIRST, RECONNECT_CAP = 0.05, 2.0  # seconds (jittered backoff, retry.py)
 RECONNECT_ATTEMPTS = 1000
 FINAL_CLOSES = {1000, 1008, 1009, 4000, 4001, 4004, 4009}  # do not reconnect after these
+RESTART_CLOSES = {1001, 1012}  # the server drains: reconnect at once, to the next server
 # a refused move that only means "not now": look at the new view (the table moved on, or the
 # server plays this seat for the moment)
 WAIT_CODES = {"command/stale_version", "command/played_by_server"}
@@ -150,12 +151,18 @@ class TableSession(SessionChat, SessionClocks):
                 self.error = ClientError(f"the server closed the session ({connection.close_code})")
                 await self._notify()
                 return
-            await self._reconnect()
+            now = connection.close_code in RESTART_CLOSES
+            if now:
+                self._url_index += 1  # (elsewhere: this server is going away)
+            await self._reconnect(now)
 
-    async def _reconnect(self) -> None:
+    async def _reconnect(self, now: bool = False) -> None:
+        """Connect again with ``resume``, after a jittered backoff (``now``: the first try at
+        once, for a server that drains)."""
         backoff = Backoff(RECONNECT_FIRST, RECONNECT_CAP)
-        for _ in range(RECONNECT_ATTEMPTS):
-            await asyncio.sleep(backoff.next())
+        for attempt in range(RECONNECT_ATTEMPTS):
+            if not (now and attempt == 0):
+                await asyncio.sleep(backoff.next())
             if self._closing:
                 return
             try:

@@ -15,6 +15,7 @@ import * as store from "./store.js";
 const RECONNECT = [0.2, 5]; // seconds: the first delay's cap and the largest (jittered, doubling)
 // Closes after which reconnecting would not help (§7.2): the client says why instead.
 const FINAL = new Set([1008, 1009, 4000, 4001, 4004, 4009]);
+const RESTARTING = new Set([1001, 1012]); // a server that drains: reconnect at once
 const COMMAND_SECONDS = 30; // for a result, each time a command is sent
 const RETRY = [0.1, 5]; // seconds: server/unavailable retries (first cap, largest)
 const RETRY_SECONDS = 120; // how long a command is retried before its refusal is shown
@@ -187,6 +188,12 @@ export class TableSession extends EventTarget {
         store.forgetOwner(this.table);
       }
       this.stop(`close/${code}`, why);
+      return;
+    }
+    if (RESTARTING.has(code) && this.attempt === 0) {
+      // The server drains (SPEC.md §7.2): reconnect at once, the proxy sends us elsewhere.
+      this.setStatus("reconnecting");
+      this.reconnect();
       return;
     }
     this.retryLater();

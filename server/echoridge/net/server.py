@@ -1,5 +1,6 @@
 """The websocket server: one endpoint for the protocol (``/ws`` and ``/``), and on the same port
-plain HTTP for ``/healthz``, ``/metrics``, the browser client (``/`` and the static files of
+plain HTTP for ``/healthz`` (the process lives), ``/readyz`` (it serves: Redis answers and it is
+not draining), ``/metrics``, the browser client (``/`` and the static files of
 ``clients/web/``) and ``/api/spectators/TABLE`` (how many spectators watch a table on this node,
 as JSON, for the browser client: the protocol's views do not carry it)."""
 
@@ -14,7 +15,7 @@ import os
 import re
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -40,6 +41,9 @@ from echoridge_protocol import messages as m
 log = get_logger("echoridge.net")
 
 WS_PATHS = ("/ws", "/")
+RESTARTING = 1012  # the close code of a drain (SPEC.md §7.2: reconnect at once, elsewhere)
+DRAIN_SECONDS = 10.0  # a drain waits this long for the sessions to finish closing
+READY_TIMEOUT = 1.0  # seconds Redis has to answer /readyz's PING
 WEB_DIR_ENV = "ECHORIDGE_WEB_DIR"  # overrides where the browser client's files are
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -94,6 +98,7 @@ class GameServer:
         self.web = StaticFiles(web_root if web_root is not None else find_web_root())
         self._server: Server | None = None
         self._router: Router | None = None
+        self.draining = False  # stopping: /readyz says 503, sessions are being closed
         self._adopting: set[asyncio.Task[None]] = set()
 
     async def start(
@@ -180,15 +185,19 @@ class GameServer:
         task.add_done_callback(self._adopting.discard)
 
     async def stop(self) -> None:
-        """Close every session with 1001 (going away), then stop listening."""
+        """Drain: ``/readyz`` says not ready, no new connection is accepted, and every session
+        is closed with 1012 (restarting: reconnect at once, to another server; SPEC.md §7.2);
+        then wait up to ``DRAIN_SECONDS`` for them to finish closing."""
+        self.draining = True
         if self._router is not None:
             self._router.stop()
-        for session in list(self.sessions):
-            session.close(1001, "server shutting down")
         if self._server is not None:
-            self._server.close(close_connections=False)
+            self._server.close(close_connections=False)  # (stops listening at once)
+        for session in list(self.sessions):
+            session.close(RESTARTING, "server restarting; reconnect to resume")
+        if self._server is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._server.wait_closed(), 10)
+                await asyncio.wait_for(self._server.wait_closed(), DRAIN_SECONDS)
 
     async def _handle(self, ws: ServerConnection) -> None:
         address = self.gate.address(ws)
@@ -202,10 +211,14 @@ class GameServer:
         finally:
             self.sessions.discard(session)
 
-    def _http(self, connection: ServerConnection, request: Request) -> Response | None:
+    def _http(
+        self, connection: ServerConnection, request: Request
+    ) -> Response | Awaitable[Response] | None:
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
             return connection.respond(http.HTTPStatus.OK, "ok\n")
+        if path == "/readyz":
+            return self._ready(connection)
         if path == "/metrics":
             return _respond(connection, self.metrics.render(), CONTENT_TYPE)
         upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
@@ -235,6 +248,17 @@ class GameServer:
         response.headers["Cache-Control"] = "no-cache"
         response.headers["Referrer-Policy"] = "no-referrer"
         response.headers["X-Frame-Options"] = "DENY"
+        return response
+
+    async def _ready(self, connection: ServerConnection) -> Response:
+        """``/readyz``: 200 while Redis answers and the server is not draining, else 503."""
+        if self.draining:
+            response = connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "draining\n")
+        elif not await self.node.storage.answers(READY_TIMEOUT):
+            response = connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "no redis\n")
+        else:
+            response = connection.respond(http.HTTPStatus.OK, "ready\n")
+        response.headers["Cache-Control"] = "no-store"
         return response
 
     def _spectators(self, connection: ServerConnection, table: str) -> Response:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 
 from redis.asyncio.cluster import RedisCluster
@@ -44,6 +45,15 @@ class Storage:
             if isinstance(redis, RedisCluster)
             else ChatFollower(redis, reader)  # its own connection of reader's pool
         )
+
+    async def answers(self, timeout: float = 1.0) -> bool:
+        """Whether Redis answers a PING within ``timeout`` seconds (``/readyz``)."""
+        try:
+            async with asyncio.timeout(timeout):
+                await self.redis.ping()
+        except Exception:  # (any failure to answer is "not ready": errors, timeouts, sockets)
+            return False
+        return True
 
     @classmethod
     async def open(cls, url: str, check: bool = True, replica_acks: int = 0) -> Storage:
