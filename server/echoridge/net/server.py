@@ -317,8 +317,9 @@ def log_text() -> bytes:
 
 
 def find_web_root() -> Path | None:
-    """Where ``clients/web`` is: ``$ECHORIDGE_WEB_DIR``; else beside the ``server`` folder this
-    package was loaded from (a source checkout, or an editable install); else
+    """Where the browser client is: ``$ECHORIDGE_WEB_DIR``; else ``clients/web`` beside the
+    ``server`` folder this package was loaded from (a source checkout, or an editable install);
+    else ``echoridge/web`` inside the package (a wheel carries it there: setup.py); else
     ``PREFIX/share/echo-ridge/web`` (where a packager may put it).  None: not found."""
     import echoridge
 
@@ -327,6 +328,7 @@ def find_web_root() -> Path | None:
         candidates.append(Path(os.environ[WEB_DIR_ENV]))
     package = Path(echoridge.__file__).resolve().parent
     candidates.append(package.parents[1] / "clients" / "web")
+    candidates.append(package / "web")
     candidates.append(Path(sys.prefix) / "share" / "echo-ridge" / "web")
     for candidate in candidates:
         if (candidate / "index.html").is_file():

@@ -1,0 +1,58 @@
+"""The wheel as an operator installs it: built from this checkout, installed into a fresh venv
+(its dependencies from the package index, as `pip install` does), it serves the browser client
+at ``/`` with no source tree and no ``ECHORIDGE_WEB_DIR`` (setup.py copies ``clients/web`` into
+the package as ``echoridge/web``)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from echoridge.store.embedded import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB = ROOT / "clients" / "web"
+
+
+def run(*args: str | Path, cwd: Path) -> None:
+    subprocess.run([str(a) for a in args], cwd=cwd, check=True, timeout=600,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+
+
+def test_a_wheel_in_a_fresh_venv_serves_the_page(tmp_path: Path) -> None:
+    wheels = tmp_path / "wheels"
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, ROOT, cwd=tmp_path)
+    (wheel,) = wheels.glob("echo_ridge-*.whl")
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", venv, cwd=tmp_path)
+    run(venv / "bin" / "python", "-m", "pip", "install", "-q", wheel, cwd=tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("ECHORIDGE_WEB_DIR", "PYTHONPATH")}
+    installed = subprocess.run(
+        [venv / "bin" / "python", "-c", "import echoridge; print(echoridge.__file__)"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    assert installed.startswith(str(venv)), installed  # (not this checkout)
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as out:
+        server = subprocess.Popen(
+            [venv / "bin" / "echo-ridge", "serve", "--port", str(port), "--data-dir",
+             tmp_path / "redis"],
+            cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while "serving on" not in log.read_text(errors="replace"):
+            assert server.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        for path, file in (("/", "index.html"), ("/js/app.js", "js/app.js")):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
+                assert r.status == 200
+                assert r.read() == (WEB / file).read_bytes()
+    finally:
+        server.terminate()
+        server.wait(30)
