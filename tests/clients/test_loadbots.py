@@ -125,8 +125,8 @@ def test_bots_pace_themselves_under_a_default_rate_limit(
 
 def test_bots_exit_non_zero_when_tables_fail(server: ServerProcess) -> None:  # noqa: F811
     status, report, _ = bots(
-        server.url, "--tables", "2", "--players", "1", "--rate", "0", "--timeout", "0.05"
-    )
+        server.url, "--tables", "2", "--players", "4", "--rate", "0", "--timeout", "0.05"
+    )  # (four seats: a solo game can end within 0.05 s on a fast day)
     assert status == 1
     assert report["errors"] == 2 and report["finished"] == 0 and report["verified"] == 0
     assert "did not finish in 0.05 s" in report["error_samples"][0]

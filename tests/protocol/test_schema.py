@@ -181,8 +181,6 @@ def _frame(message: m.Message) -> dict[str, Any]:
         (1, 0),
         (2, 1),
         (4, 3),
-        (2, 5),
-        (3, 6),
         (3, 2),  # has a city_tokens_removed
     ],
 )

@@ -141,7 +141,7 @@ async def _play_table(
             run.finished = True
             stats.fallbacks += sum(getattr(p, "fallbacks", 0) for p in policies)
     except* Exception as group:
-        if deadline is not None and deadline.expired():
+        if deadline is not None and _past(deadline):
             run.error = f"the table did not finish in {options.timeout:g} s"
         else:
             run.error = _describe(group)
@@ -155,6 +155,16 @@ async def _play_table(
         if lobby is not None:
             closing.append(lobby.close())
         await asyncio.gather(*closing, return_exceptions=True)
+
+
+def _past(deadline: asyncio.Timeout) -> bool:
+    """Whether ``deadline`` ran out.  (Not only ``expired()``: when it runs out while a timeout
+    of the connection's own is pending, that one may take the cancellation for its own and the
+    error that ends the table is the connection's, with the deadline still "expiring".)"""
+    when = deadline.when()
+    return deadline.expired() or (
+        when is not None and when <= asyncio.get_running_loop().time()
+    )
 
 
 def _over(session: TableSession) -> Callable[[], bool]:
