@@ -26,7 +26,7 @@ from echoridge_client.lobby import Lobby
 from echoridge_client.policies import RandomPolicy
 from echoridge_client.session import Seat
 from tests.conftest import RedisServer
-from tests.e2e.conftest import ServerProcess, start_server
+from tests.e2e.conftest import ServerProcess, start_server, started_game
 from tests.e2e.hostile import metrics
 from tests.e2e.test_drain import paced
 
@@ -147,14 +147,7 @@ async def test_a_game_over_wss_through_caddy_survives_a_server_stopped_mid_game(
     try:
         url, root = caddy(servers)
         monkeypatch.setenv("SSL_CERT_FILE", str(root))  # (the client trusts Caddy's local CA)
-        lobby = await Lobby.connect(url)
-        try:
-            created = await lobby.create(2)
-            tokens = [(await lobby.join(created.table, f"p{i}")).token for i in range(2)]
-            await lobby.start(created.table, tokens[0])
-        finally:
-            await lobby.close()
-        table = created.table
+        table, tokens = await started_game(url, 2)
         seats = [Seat(url, table, token=t) for t in tokens]
         for seat in seats:
             await seat.start()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -100,3 +101,31 @@ def servers(redis_server: RedisServer, tmp_path: Path) -> Iterator[Callable[...,
 @pytest.fixture
 def server(servers: Callable[..., ServerProcess]) -> ServerProcess:
     return servers()
+
+
+async def http_get(server: ServerProcess, path: str) -> tuple[int, str]:
+    """A plain HTTP GET of ``path`` on ``server``: (status, body)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    try:
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        await writer.drain()
+        async with asyncio.timeout(10):
+            data = await reader.read()
+    finally:
+        writer.close()
+    head, _, body = data.decode().partition("\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+async def started_game(url: str, seats: int) -> tuple[str, list[str]]:
+    """A table of ``seats`` people, started through the SDK's lobby: (table, seat tokens)."""
+    from echoridge_client.lobby import Lobby
+
+    lobby = await Lobby.connect(url)
+    try:
+        created = await lobby.create(seats)
+        tokens = [(await lobby.join(created.table, f"p{i}")).token for i in range(seats)]
+        await lobby.start(created.table, tokens[0])
+    finally:
+        await lobby.close()
+    return created.table, tokens

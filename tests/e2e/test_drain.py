@@ -10,24 +10,10 @@ import signal
 import time
 from collections.abc import Callable
 
-from echoridge_client.lobby import Lobby
 from echoridge_client.policies import RandomPolicy
 from echoridge_client.session import Seat
 from tests.conftest import RedisServer
-from tests.e2e.conftest import ServerProcess, start_server
-
-
-async def get(server: ServerProcess, path: str) -> tuple[int, str]:
-    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-    try:
-        writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-        await writer.drain()
-        async with asyncio.timeout(10):
-            data = await reader.read()
-    finally:
-        writer.close()
-    head, _, body = data.decode().partition("\r\n\r\n")
-    return int(head.split()[1]), body
+from tests.e2e.conftest import ServerProcess, http_get, start_server, started_game
 
 
 async def paced(seat: Seat, policy: RandomPolicy) -> None:
@@ -47,14 +33,14 @@ async def test_ready_while_redis_answers(
     redis = start_redis()
     server = start_server(redis.url, tmp_path / "server.log")  # type: ignore[operator]
     try:
-        assert await get(server, "/readyz") == (200, "ready\n")
+        assert await http_get(server, "/readyz") == (200, "ready\n")
         redis.freeze()  # (a Redis that does not answer; the ping gives up after 1 s)
         try:
-            assert await get(server, "/readyz") == (503, "no redis\n")
-            assert await get(server, "/healthz") == (200, "ok\n")
+            assert await http_get(server, "/readyz") == (503, "no redis\n")
+            assert await http_get(server, "/healthz") == (200, "ok\n")
         finally:
             redis.thaw()
-        assert await get(server, "/readyz") == (200, "ready\n")
+        assert await http_get(server, "/readyz") == (200, "ready\n")
     finally:
         server.stop()
 
@@ -63,14 +49,8 @@ async def test_sigterm_drains_and_the_players_move_to_the_other_server(
     servers: Callable[..., ServerProcess],
 ) -> None:
     a, b = servers("--bot-delay", "0"), servers("--bot-delay", "0")
-    lobby = await Lobby.connect(a.url)
-    try:
-        created = await lobby.create(2)
-        tokens = [(await lobby.join(created.table, f"p{i}")).token for i in range(2)]
-        await lobby.start(created.table, tokens[0])
-    finally:
-        await lobby.close()
-    seats = [Seat([a.url, b.url], created.table, token=t) for t in tokens]
+    table, tokens = await started_game(a.url, 2)
+    seats = [Seat([a.url, b.url], table, token=t) for t in tokens]
     for seat in seats:
         await seat.start()
     closes: list[int | None] = []

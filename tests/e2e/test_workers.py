@@ -21,7 +21,7 @@ from echoridge_client.loadbots import BotOptions, ok, run_tables
 from echoridge_client.lobby import Lobby
 from echoridge_client.session import TableSession
 from tests.conftest import RedisServer
-from tests.e2e.conftest import ServerProcess, start_server
+from tests.e2e.conftest import ServerProcess, http_get, start_server
 from tests.e2e.hostile import metrics
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SO_REUSEPORT")
@@ -104,15 +104,9 @@ async def test_the_connections_of_a_table_are_served_by_one_worker(workers: Serv
 
 
 async def spectators(server: ServerProcess, table: str) -> int:
-    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-    try:
-        writer.write(f"GET /api/spectators/{table} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-        await writer.drain()
-        async with asyncio.timeout(5):
-            data = await reader.read()
-    finally:
-        writer.close()
-    return int(json.loads(data.split(b"\r\n\r\n", 1)[1])["spectators"])
+    status, body = await http_get(server, f"/api/spectators/{table}")
+    assert status == 200
+    return int(json.loads(body)["spectators"])
 
 
 async def test_a_killed_worker_is_started_again_while_games_go_on(
