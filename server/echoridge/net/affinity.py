@@ -123,9 +123,7 @@ class Handoff:
         while True:
             try:
                 _, fds, _, _ = socket.recv_fds(self.inbox, 16, 4)
-            except (BlockingIOError, InterruptedError):
-                return out
-            except OSError:
+            except OSError:  # (BlockingIOError: nothing more to take now)
                 return out
             for fd in fds:
                 try:

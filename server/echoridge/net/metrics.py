@@ -103,6 +103,16 @@ class ServerMetrics:
         return generate_latest(merged)
 
 
+def _counter(
+    registry: CollectorRegistry, name: str, doc: str, label: str, values: tuple[str, ...]
+) -> Counter:
+    """A counter by ``label`` whose known ``values`` are present at zero from the start."""
+    counter = Counter(name, doc, (label,), registry=registry)
+    for value in values:
+        counter.labels(value)
+    return counter
+
+
 def server_metrics() -> ServerMetrics:
     """A fresh registry with the server's metrics, the known label values present at zero.
 
@@ -123,27 +133,23 @@ def server_metrics() -> ServerMetrics:
     tables = Gauge(
         "echoridge_tables", "Live tables on this node.", registry=r, multiprocess_mode="livesum"
     )
-    commands = Counter(
-        "echoridge_commands_total", "Game commands handled, by outcome.", ("outcome",), registry=r
+    commands = _counter(
+        r, "echoridge_commands_total", "Game commands handled, by outcome.", "outcome", OUTCOMES
     )
-    for outcome in OUTCOMES:
-        commands.labels(outcome=outcome)
-    refused = Counter(
+    refused = _counter(
+        r,
         "echoridge_connections_refused_total",
         "Handshakes refused: origin 403, per_ip 429, global 503.",
-        ("reason",),
-        registry=r,
+        "reason",
+        REFUSALS,
     )
-    for reason in REFUSALS:
-        refused.labels(reason=reason)
-    handoffs = Counter(
+    handoffs = _counter(
+        r,
         "echoridge_connections_handed_off_total",
         "Connections for a table another worker runs (serve --workers): passed or kept.",
-        ("outcome",),
-        registry=r,
+        "outcome",
+        ("passed", "kept"),
     )
-    for outcome in ("passed", "kept"):
-        handoffs.labels(outcome=outcome)
     return ServerMetrics(
         registry=r,
         connections=connections,

@@ -98,6 +98,14 @@ class GameServer:
         self.web = StaticFiles(web_root if web_root is not None else find_web_root())
         self._server: Server | None = None
         self._router: Router | None = None
+        # websockets' settings of a connection (``serve`` and ``_adopt`` use the same):
+        self._ws: dict[str, Any] = {
+            "subprotocols": [Subprotocol(s) for s in m.SUBPROTOCOLS],
+            "select_subprotocol": select_subprotocol,
+            "max_size": self.limits.max_frame_bytes,
+            "ping_interval": None,  # the session's own keepalive (SPEC.md §2.4)
+            "compression": None,
+        }
         self.draining = False  # stopping: /readyz says 503, sessions are being closed
         self._adopting: set[asyncio.Task[None]] = set()
 
@@ -115,7 +123,7 @@ class GameServer:
                 port,
                 process_request=self._http,
                 reuse_port=reuse_port or None,
-                **self._ws_options(),
+                **self._ws,
             )
             return int(self._server.sockets[0].getsockname()[1])
         tcp = listeners(host, port)
@@ -126,7 +134,7 @@ class GameServer:
             unix=True,
             path=str(Path(worker.handoff_dir) / f"worker-{worker.index}.ws"),
             process_request=self._http,
-            **self._ws_options(),
+            **self._ws,
         )
         self._router = Router(
             tcp,
@@ -139,16 +147,6 @@ class GameServer:
         self._router.start()
         return int(tcp[0].getsockname()[1])
 
-    def _ws_options(self) -> dict[str, Any]:
-        """websockets' settings of a connection (``serve`` and ``_adopt`` use the same)."""
-        return {
-            "subprotocols": [Subprotocol(s) for s in m.SUBPROTOCOLS],
-            "select_subprotocol": select_subprotocol,
-            "max_size": self.limits.max_frame_bytes,
-            "ping_interval": None,  # the session's own keepalive (SPEC.md §2.4)
-            "compression": None,
-        }
-
     def _adopt(self, sock: socket.socket) -> None:
         """Serve a connection this worker accepted itself or was passed (net/affinity.py) as
         the websockets server would have: the same protocol settings, the same handler."""
@@ -156,7 +154,7 @@ class GameServer:
         if server is None:
             sock.close()
             return
-        options = self._ws_options()
+        options = self._ws
 
         def connection() -> ServerConnection:
             def choose(
