@@ -382,15 +382,21 @@ class TableRunner(Viewers, ServerMoves):
             self._advance(command, events, result.head, result.time)
             return Outcome("accepted", result.head.version)
         if isinstance(result, Duplicate):
+            # An earlier try was appended though its answer was lost (a slot moving, a failover):
+            # this node has not applied it, and no follower will bring it. Catch up.
+            if result.entry.version > self.version:
+                await self._catch_up()
             return Outcome("duplicate", result.entry.version)
         assert isinstance(result, Conflict)
-        for entry in await self.log.load(self.table, self.head):
-            await self._apply(entry)
+        await self._catch_up()
         if key == "start":
             return Outcome("accepted", self.version)
         return Outcome("stale", self.version, "command/stale_version")
 
-
+    async def _catch_up(self) -> None:
+        """Apply what the log holds past this node's head (under the lock)."""
+        for entry in await self.log.load(self.table, self.head):
+            await self._apply(entry)
 
 
 def command_name(plain: dict[str, Any]) -> str:
