@@ -15,13 +15,17 @@ RULE_CODES: Final[dict[str, str]] = {
     "rules/game_over": "The game is over.",
     "rules/bad_player_count": "A game has 1 to 4 players.",
     "rules/bad_names": "One display name and one bot kind per seat.",
+    "rules/bad_mode": "A game is competitive (1 to 4 players) or cooperative (2 to 4).",
+    "rules/bad_roles": "Give each seat one of the co-op roles for this player count.",
     "rules/unknown_seat": "There is no such seat at this table.",
     "rules/not_your_turn": "It is another player's turn.",
     "rules/decision_owed": "A decision is owed before the game can go on.",
     "rules/no_decision_owed": "You owe no decision of this kind now.",
     "rules/wrong_window": "That cannot be done at this point of the turn.",
     "rules/wrong_time_of_day": "That action is not allowed at this time of day.",
-    "rules/over_hour_cap": "That would take your tracker past 48 (or leave no hour after a Drive).",
+    "rules/over_hour_cap": (
+        "That would take your tracker past the hour cap (or leave no hour after a Drive)."
+    ),
     "rules/bad_path": "A Drive must go from block to adjacent block, starting from your car.",
     "rules/no_mobster_here": "There is no mobster on your block.",
     "rules/no_mobster_nearby": "There is no mobster on your block or an adjacent block.",
@@ -46,6 +50,7 @@ RULE_CODES: Final[dict[str, str]] = {
     "rules/card_not_playable": "That Force card cannot be played now.",
     "rules/bad_block": "That block cannot be chosen.",
     "rules/night_shift_unavailable": "Night Shift cannot be declared for this action.",
+    "rules/role_lacks_action": "Your co-op role may not take that action.",
     "rules/not_an_option": "That is not one of the choices.",
     "rules/unknown_suspect": "There is no such suspect.",
     "rules/bad_clock": "A clock is (turn seconds, bank seconds, strikes).",
@@ -98,6 +103,7 @@ SESSION_CODES: Final[dict[str, str]] = {
     "table/closed": "That table was closed by its creator.",
     "table/bad_clock": "That clock is outside the server's limits.",
     "table/seat_free": "Nobody holds that seat.",
+    "table/bad_mode": "Cooperative needs 2 to 4 seats, solo 1 seat.",
     "command/stale_version": (
         "The table has moved on from the version you expected; look at the new view and retry."
     ),

@@ -1826,6 +1826,7 @@ def test_accusations_are_owed_by_everyone_at_once_and_revealed_together() -> Non
         "murderer": murderer,
         "accusations": [murderer, wrong, wrong, wrong],
         "winners": [0],
+        "team_accusation": None,
     }
 
 

@@ -16,9 +16,9 @@ from echoridge.rules.data import (
     ACTIONS,
     EVENTS,
     FORCE_CARDS,
-    HOURS,
     HQ,
     NO_TIME_WAIVER,
+    ROLES,
     Action,
     BlockAction,
     DriveWaive,
@@ -57,9 +57,12 @@ from echoridge.rules.queries import (
     action_cost,
     action_time,
     city_token,
+    coop,
     drive_cost,
+    hour_cap,
     mobster_at,
     ongoing,
+    role_allows,
 )
 
 MAX_PATH = 64
@@ -122,7 +125,7 @@ def check_drive(state: State, cmd: c.Drive) -> int:
             )
         here = block
     hours = drive_cost(state, cmd.seat, path, code_three_waiver(turn))
-    if turn.start + hours > HOURS - 1:
+    if turn.start + hours > hour_cap(state) - 1:
         raise RuleViolation(
             "rules/over_hour_cap", "After a Drive you must still have at least 1 hour left."
         )
@@ -161,7 +164,10 @@ def check_action(state: State, cmd: c.ActionCommand) -> Plan:
     if slot is not None:
         _check_event_slot(state, seat, slot)
     night_shift = bool(getattr(cmd, "night_shift", False))
-    _check_time(state, seat, turn, action, slot, night_shift)
+    if coop(state):
+        _check_role(state, seat, turn, action, night_shift)
+    else:
+        _check_time(state, seat, turn, action, slot, night_shift)
     _check_requirement(state, seat, turn, action)
     risk = getattr(cmd, "risk", None)
     spec = ACTIONS[action]
@@ -175,10 +181,11 @@ def check_action(state: State, cmd: c.ActionCommand) -> Plan:
                 "rules/risk_out_of_range", f"Declare a risk from {low} to {high}."
             )
     hours = action_cost(state, seat, action, risk, slot)
-    if turn.start + turn.hours + hours > HOURS:
+    last = hour_cap(state)
+    if turn.start + turn.hours + hours > last:
         raise RuleViolation(
             "rules/over_hour_cap",
-            f"That action costs {hours} h and would take your tracker past {HOURS}.",
+            f"That action costs {hours} h and would take your tracker past {last}.",
         )
     return Plan(action, hours, risk, slot, night_shift)
 
@@ -196,6 +203,20 @@ def _check_event_slot(state: State, seat: int, slot: int) -> None:
     if EVENTS[active.card].resolve.kind is ResolveKind.NAB and mobster_at(state, car) is not None:
         raise RuleViolation(
             "rules/mobster_on_token", "Apprehend the mobster on this token to remove it."
+        )
+
+
+def _check_role(state: State, seat: int, turn: Turn, action: Action, night_shift: bool) -> None:
+    """Co-op (§14): no day/night limits; the clue actions are limited by role, unless a Judge's
+    Signature (``turn.ignore_time``) lets this action be one the role lacks."""
+    if night_shift:
+        raise RuleViolation(
+            "rules/night_shift_unavailable", "There are no day or night limits in co-op."
+        )
+    if not role_allows(state, seat, action) and not turn.ignore_time:
+        role = ROLES[state.players[seat].role]
+        raise RuleViolation(
+            "rules/role_lacks_action", f"The {role.name} may not take that action."
         )
 
 
@@ -296,7 +317,7 @@ def exec_action(ctx: Ctx, cmd: c.ActionCommand, plan: Plan) -> None:
         case Action.ARREST:
             color = ctx.state.mobsters[index(car)]
             assert color is not None
-            if color in p.arrests:
+            if color in p.arrests or coop(ctx.state):  # co-op: no arrest spots (§14)
                 apprehend(ctx, seat, car, removals)
             else:
                 removals.extend(nab_removals(ctx.state, car))

@@ -30,7 +30,7 @@ from echoridge.rules.events import (
 )
 from echoridge.rules.flow import finish_if_all_accused
 from echoridge.rules.model import State, Status
-from echoridge.rules.queries import city_token, look_targets, tt_order, unknown_solved
+from echoridge.rules.queries import city_token, hand, look_targets, tt_order, unknown_solved
 
 _ANSWERS: dict[type, type] = {
     c.GainSuspect: ChooseGain,
@@ -71,7 +71,6 @@ def check_answer(state: State, cmd: c.Answer) -> Decision:
 
 
 def _valid(state: State, cmd: c.Answer, decision: Decision) -> bool:
-    p = state.players[cmd.seat]
     match cmd:
         case c.GainSuspect(look_at=target):
             can_draw, targets = gain_options(state, cmd.seat)
@@ -82,7 +81,7 @@ def _valid(state: State, cmd: c.Answer, decision: Decision) -> bool:
             assert isinstance(decision, ChooseSlot)
             return isinstance(slot, int) and 1 <= slot <= len(decision.slots)
         case c.DiscardForce(card=card):
-            return card in p.force
+            return card in hand(state, cmd.seat)
         case c.TakeFromPool(card=card):
             return card in state.pool
         case c.LearnTrait(evidence=evidence):
@@ -110,13 +109,13 @@ def exec_answer(ctx: Ctx, cmd: c.Answer, decision: Decision) -> None:
             see_slot(ctx, decision, slot)
         case c.DiscardForce(card=card):
             assert isinstance(decision, ChooseDiscard)
-            hand = ctx.state.players[seat].force
+            held = hand(ctx.state, seat)
             if decision.reason == "hand_limit":
-                position = len(hand) - 1 - hand[::-1].index(card)  # the newest copy
+                position = len(held) - 1 - held[::-1].index(card)  # the newest copy
                 ctx.emit(ForceDiscarded(seat, card, position))
                 ctx.push(t.DiscardDown(seat))
             else:
-                ctx.emit(ForceDiscarded(seat, card, hand.index(card)))  # the oldest copy
+                ctx.emit(ForceDiscarded(seat, card, held.index(card)))  # the oldest copy
         case c.TakeFromPool(card=card):
             take_from_pool(ctx, seat, card)
         case c.LearnTrait(evidence=evidence):
@@ -140,8 +139,8 @@ def default_answer(state: State, decision: Decision) -> c.Answer | None:
             can_draw, _ = gain_options(state, seat)
             return c.GainSuspect(seat, None) if can_draw else None
         case ChooseDiscard(reason=reason):
-            hand = state.players[seat].force
-            return c.DiscardForce(seat, hand[-1] if reason == "hand_limit" else hand[0])
+            held = hand(state, seat)
+            return c.DiscardForce(seat, held[-1] if reason == "hand_limit" else held[0])
         case ChoosePoolCard():
             return c.TakeFromPool(seat, state.pool[0])
         case ChooseTrait():

@@ -9,7 +9,6 @@ from echoridge.rules.board import Block, near, on_board
 from echoridge.rules.context import Ctx
 from echoridge.rules.data import (
     FORCE_CARDS,
-    HOURS,
     ApprehendNear,
     ExtraAction,
     GainSuspect,
@@ -20,7 +19,7 @@ from echoridge.rules.data import (
 from echoridge.rules.errors import RuleViolation
 from echoridge.rules.events import CarMoved, ForcePlayed, PhaseEntered, TokenPeeked
 from echoridge.rules.model import Phase, State, Turn
-from echoridge.rules.queries import city_token, force_blocked, mobster_at
+from echoridge.rules.queries import city_token, force_blocked, hand, hour_cap, mobster_at
 
 # The windows open at each phase of the turn.  At W1 a W2 card may be played too: it closes the
 # Drive (the turn moves on to W2).
@@ -37,7 +36,7 @@ def check_play(state: State, cmd: c.PlayForce) -> Turn:
     spec = FORCE_CARDS.get(cmd.card) if isinstance(cmd.card, str) else None
     if spec is None:
         raise RuleViolation("rules/unknown_card", "There is no such Force card.")
-    if cmd.card not in state.players[cmd.seat].force:
+    if cmd.card not in hand(state, cmd.seat):
         raise RuleViolation("rules/card_not_in_hand", f"You do not hold {spec.name}.")
     if force_blocked(state):
         raise RuleViolation("rules/force_blocked", "An active event forbids Force cards.")
@@ -65,7 +64,7 @@ def check_play(state: State, cmd: c.PlayForce) -> Turn:
                     "rules/bad_block", "Name a block with a mobster: yours or an adjacent one."
                 )
         case ExtraAction():
-            if len(turn.actions) != 1 or turn.start + turn.hours > HOURS - 1:
+            if len(turn.actions) != 1 or turn.start + turn.hours > hour_cap(state) - 1:
                 raise RuleViolation(
                     "rules/card_not_playable",
                     "Double Shift needs at least 1 hour left after your Drive and action.",

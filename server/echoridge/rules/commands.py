@@ -21,12 +21,16 @@ class StartGame:
     """Sent by the server at the start.  ``names``: each seat's display name as given at join;
     ``bots``: for each seat the kind of bot the server plays it with, ``""`` for a person (both
     empty in games recorded before names existed); ``clock``: the table's turn clock as the
-    rules need it, ``(turn seconds, bank seconds, strikes)`` or ``()`` for none (seats.py)."""
+    rules need it, ``(turn seconds, bank seconds, strikes)`` or ``()`` for none (seats.py);
+    ``mode``: ``"cooperative"`` for the co-op game (§14), else ``""`` or ``"competitive"`` (Solo
+    with one player); ``roles``: the co-op roles by seat, ``()`` to draw them (R14)."""
 
     players: int
     names: tuple[str, ...] = ()
     bots: tuple[str, ...] = ()
     clock: tuple[int, ...] = ()
+    mode: str = ""
+    roles: tuple[str, ...] = ()
 
 
 @tagged("apply_default")

@@ -51,8 +51,10 @@ from echoridge.rules.queries import (
     ability,
     clues,
     face_down_tokens,
+    hand,
     hand_limit,
     look_targets,
+    shared_force,
     solo,
     tt_order,
     unknown_solved,
@@ -79,7 +81,8 @@ def draw_or_lose(ctx: Ctx, seat: int) -> None:
 
 
 def interrogate_bonus(ctx: Ctx, seat: int) -> None:
-    """§6: optional; with nobody to interrogate (and always in Solo) draw 1 Suspect instead."""
+    """§6: optional; with nobody to interrogate (and always in Solo) draw 1 Suspect instead.
+    In co-op (§14) every Interrogate is "the team draws 1 Suspect" (``look_targets`` is empty)."""
     if solo(ctx.state) or not look_targets(ctx.state, seat):
         draw_or_lose(ctx, seat)
     else:
@@ -169,16 +172,20 @@ def force_gain(ctx: Ctx, seat: int) -> None:
 
 
 def discard_down(ctx: Ctx, seat: int) -> None:
-    """The hand limit, which does not apply to an ended player (§5.10)."""
+    """The hand limit, which does not apply to an ended player (§5.10), but always to the
+    co-op team's shared hand (§14), which the other officer still plays; the officer who gained
+    the card chooses the discard."""
     p = ctx.state.players[seat]
-    if not p.ended and len(p.force) > hand_limit(ctx.state, seat):
+    if (not p.ended or shared_force(ctx.state)) and len(hand(ctx.state, seat)) > hand_limit(
+        ctx.state, seat
+    ):
         ctx.ask(ChooseDiscard(seat, "hand_limit"))
 
 
 def discard_one(ctx: Ctx, seat: int) -> None:
     """An expiry's DISCARD_F; an ended player's cards stay out of play (ruling 27)."""
     p = ctx.state.players[seat]
-    if p.force and not p.ended:
+    if hand(ctx.state, seat) and not p.ended:
         ctx.ask(ChooseDiscard(seat, "expiry"))
 
 

@@ -35,9 +35,14 @@ Execute = Callable[[Ctx], None]
 def check(state: State, command: c.Command) -> Execute:
     """Raise RuleViolation unless the command is legal now; return how to carry it out."""
     match command:
-        case c.StartGame(players=players, names=names, bots=bots, clock=clock):
-            check_start(state, players, names, bots, clock)
-            return partial(exec_start, players=players, names=names, bots=bots, clock=clock)
+        case c.StartGame(
+            players=players, names=names, bots=bots, clock=clock, mode=mode, roles=roles
+        ):
+            check_start(state, players, names, bots, clock, mode, roles)
+            return partial(
+                exec_start, players=players, names=names, bots=bots, clock=clock, mode=mode,
+                roles=roles,
+            )
         case c.ApplyDefault(seat=seat):
             return _check_default(state, seat)
         case (

@@ -46,6 +46,8 @@ class GameStarted:
     names: tuple[str, ...] = ()  # per seat, as in StartGame
     bots: tuple[str, ...] = ()
     clock: tuple[int, ...] = ()  # as in StartGame
+    mode: str = ""  # "cooperative" for co-op, "" otherwise (competitive, or Solo with one player)
+    roles: tuple[str, ...] = ()  # co-op: each seat's role
 
 
 @tagged("continued")
@@ -127,6 +129,14 @@ class TrackersPushed:
 class MobsterRolled:
     black: int
     white: int
+
+
+@tagged("marker_moved")
+@dataclass(frozen=True, slots=True)
+class MarkerMoved:
+    """Co-op: the Too-Many-Events Penalty moves the Out-of-Time Marker back to ``space``."""
+
+    space: int
 
 
 @tagged("player_ended")
@@ -467,11 +477,13 @@ class Accused:
 @dataclass(frozen=True, slots=True)
 class GameEnded:
     winners: tuple[int, ...]
+    team_accusation: str | None = None  # co-op: the joint accusation
 
 
 Event = (
     Drawn | GameStarted | Continued | TurnBegan | PhaseEntered | CarDriven | ForcePlayed
-    | CarMoved | ActionTaken | TrackerAdvanced | TrackersPushed | MobsterRolled | PlayerEnded
+    | CarMoved | ActionTaken | TrackerAdvanced | TrackersPushed | MarkerMoved | MobsterRolled
+    | PlayerEnded
     | MobsterPlaced | MobsterApprehended | MobsterArrested | ArrestSetCompleted | MobsterHeld
     | HeldMobsterReleased | BadgeRaised | BackupCalled | InformantTaken | WitnessTaken
     | SearchTokenFlipped | TokenPeeked | StakeoutSucceeded | StakeoutFailed | HoldingTokenTaken

@@ -12,14 +12,20 @@ from echoridge.rules.data import (
     ABILITIES,
     ACTIONS,
     COLORS,
+    COOP_REMOVED,
     FORCE_CARDS,
     GRID,
     HOURS,
+    LEAD_ROLE,
+    MARKER_START,
+    MOBSTERS_PER_COLOR,
+    SHARED_FORCE_PLAYERS,
     Action,
     Color,
     CostReduction,
     ExtraAction,
     IgnoreTimeOfDay,
+    Mode,
     RiskBonus,
     SkipRoll,
     TimeWaivers,
@@ -114,6 +120,8 @@ def evolve(state: State, event: ev.Event) -> State:
             )
         case ev.TrackersPushed():
             return _pushed(state)
+        case ev.MarkerMoved(space=space):
+            return state.but(marker=space)
         case ev.SlotsDealt(slots=slots, salts=salts):
             k = state.deals
             labels = (look_label(k, i) for i in range(1, len(salts) + 1))
@@ -216,11 +224,9 @@ def evolve(state: State, event: ev.Event) -> State:
             s = state.but(force_deck=state.force_deck[1:])
             if not kept:
                 return s.but(force_discard=(*s.force_discard, card))
-            p = s.players[seat]
-            return _set_player(s, p.but(force=(*p.force, card)))
+            return _to_hand(s, seat, card)
         case ev.ForceDiscarded(seat=seat, card=card, position=position):
-            p = state.players[seat]
-            s = _set_player(state, p.but(force=_without(p.force, position)))
+            s = _from_hand(state, seat, position)
             return s.but(force_discard=(*s.force_discard, card))
         case ev.PoolRevealed(cards=cards):
             return state.but(pool=(*state.pool, *cards), force_deck=state.force_deck[len(cards) :])
@@ -228,8 +234,7 @@ def evolve(state: State, event: ev.Event) -> State:
             s = state.but(pool=_without(state.pool, state.pool.index(card)))
             if not kept:
                 return s.but(force_discard=(*s.force_discard, card))
-            p = s.players[seat]
-            return _set_player(s, p.but(force=(*p.force, card)))
+            return _to_hand(s, seat, card)
         case ev.PoolDiscarded():
             return state.but(pool=(), force_discard=(*state.force_discard, *state.pool))
         case ev.EventDeckShuffled(cards=cards):
@@ -287,8 +292,8 @@ def evolve(state: State, event: ev.Event) -> State:
             return s.but(turn=state.turn.but(extended=state.turn.extended + seconds))
         case ev.HandoverVoted(seat=seat, target=target):
             return state.but(votes=(*state.votes, (seat, target)))
-        case ev.GameEnded(winners=winners):
-            return state.but(status=Status.OVER, winners=winners)
+        case ev.GameEnded(winners=winners, team_accusation=team_accusation):
+            return state.but(status=Status.OVER, winners=winners, team_accusation=team_accusation)
         case _:
             assert_never(event)
 
@@ -302,6 +307,8 @@ def _turn_ended(state: State) -> State:
 
 
 def _started(state: State, e: ev.GameStarted) -> State:
+    coop = e.mode == Mode.COOPERATIVE
+    removed = COOP_REMOVED[e.players] if coop else (0, 0, 0)
     players = tuple(
         Player(
             seat=i,
@@ -312,15 +319,21 @@ def _started(state: State, e: ev.GameStarted) -> State:
             name=e.names[i] if e.names else "",
             bot=e.bots[i] if e.bots else "",
             bank=e.clock[1] if e.clock else 0,
+            role=e.roles[i] if e.roles else "",
         )
         for i, ability in enumerate(e.abilities)
     )
+    bag = tuple(MOBSTERS_PER_COLOR - n for n in removed)
     return state.but(
         status=Status.PLAYING,
         players=players,
+        mode=Mode.COOPERATIVE if coop else Mode.SOLO if e.players == 1 else Mode.COMPETITIVE,
+        marker=MARKER_START if coop else None,
+        lead=e.roles.index(LEAD_ROLE) if coop and LEAD_ROLE in e.roles else None,
+        removed=removed,
         layout=e.layout,
         mobsters=(None,) * (GRID * GRID),
-        bag=(5, 5, 5),
+        bag=(bag[0], bag[1], bag[2]),
         informants=frozenset(range(1, GRID + 1)),
         witnesses=frozenset(range(1, GRID + 1)),
         hq_holding=COLORS,
@@ -337,9 +350,28 @@ def _started(state: State, e: ev.GameStarted) -> State:
     )
 
 
-def _force_played(state: State, seat: int, card: str) -> State:
+def _shared(state: State) -> bool:
+    """The 2 co-op officers share one Force hand (§14): ``State.team_force``."""
+    return state.mode is Mode.COOPERATIVE and len(state.players) == SHARED_FORCE_PLAYERS
+
+
+def _to_hand(state: State, seat: int, card: str) -> State:
+    if _shared(state):
+        return state.but(team_force=(*state.team_force, card))
     p = state.players[seat]
-    s = _set_player(state, p.but(force=_without(p.force, p.force.index(card))))
+    return _set_player(state, p.but(force=(*p.force, card)))
+
+
+def _from_hand(state: State, seat: int, position: int) -> State:
+    if _shared(state):
+        return state.but(team_force=_without(state.team_force, position))
+    p = state.players[seat]
+    return _set_player(state, p.but(force=_without(p.force, position)))
+
+
+def _force_played(state: State, seat: int, card: str) -> State:
+    held = state.team_force if _shared(state) else state.players[seat].force
+    s = _from_hand(state, seat, held.index(card))
     s = s.but(force_discard=(*s.force_discard, card))
     turn = s.turn
     assert turn is not None

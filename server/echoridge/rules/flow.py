@@ -11,7 +11,6 @@ from echoridge.rules.data import (
     END_ZONE,
     EVENT_LINES,
     EVENTS,
-    HOURS,
     HQ,
     SPREE_DOUBLES,
     EventHandLimit,
@@ -33,6 +32,7 @@ from echoridge.rules.events import (
     EventReplaced,
     EventTokenPlaced,
     GameEnded,
+    MarkerMoved,
     MobsterPlaced,
     MobsterRolled,
     PhaseEntered,
@@ -44,8 +44,11 @@ from echoridge.rules.events import (
 )
 from echoridge.rules.model import Phase, State
 from echoridge.rules.queries import (
+    coop,
     event_token_blocks,
     force_blocked,
+    hand,
+    hour_cap,
     next_seat,
     night_at,
     ongoing,
@@ -57,7 +60,7 @@ def window_opens(state: State, seat: int) -> bool:
     """Whether W3/W4 open for the active player: decided on public facts only (hand size, NO_FORCE),
     so a pause never tells the table what the hand holds."""
     p = state.players[seat]
-    return bool(p.force) and not p.ended and not force_blocked(state)
+    return bool(hand(state, seat)) and not p.ended and not force_blocked(state)
 
 
 def next_turn(ctx: Ctx) -> None:
@@ -86,7 +89,7 @@ def advance(ctx: Ctx) -> None:
     turn = ctx.state.turn
     assert turn is not None
     start = ctx.state.players[turn.seat].space
-    end = min(HOURS, start + turn.hours)
+    end = min(hour_cap(ctx.state), start + turn.hours)
     lines = tuple(k for k in EVENT_LINES if start <= k < end and k not in ctx.state.lines)
     ctx.emit(PhaseEntered(Phase.STEPS))
     ctx.emit(TrackerAdvanced(turn.seat, end, lines))
@@ -215,7 +218,17 @@ def place_mobsters(ctx: Ctx, count: int) -> None:
 
 
 def penalty(ctx: Ctx) -> None:
-    """§8.4: the top Suspect leaves the game unseen; with an empty deck every tracker moves."""
+    """§8.4: the top Suspect leaves the game unseen; with an empty deck every tracker moves.
+    In co-op (§14) the Out-of-Time Marker moves back 1 instead, and every officer it reaches
+    has ended at once."""
+    marker = ctx.state.marker
+    if coop(ctx.state) and marker is not None:
+        ctx.emit(MarkerMoved(marker - 1))
+        for seat in tt_order(ctx.state):
+            p = ctx.state.players[seat]
+            if not p.ended and p.space >= marker - 1:
+                ctx.emit(PlayerEnded(seat, rested=False))
+        return
     if ctx.state.suspect_deck:
         ctx.emit(SuspectRemoved(ctx.state.suspect_deck[0]))
     else:
@@ -260,13 +273,15 @@ def offer_rest(ctx: Ctx) -> None:
     turn = ctx.state.turn
     assert turn is not None
     p = ctx.state.players[turn.seat]
-    if not p.ended and p.space in END_ZONE and p.space < HOURS:
+    if not p.ended and p.space in END_ZONE and p.space < hour_cap(ctx.state):
         ctx.ask(ChooseRest(p.seat))
 
 
 def end_on_48(ctx: Ctx) -> None:
+    """Step 5(c): every tracker on 48 (in co-op, on the hour cap M-1) has ended."""
+    cap = hour_cap(ctx.state)
     for p in ctx.state.players:
-        if p.space >= HOURS and not p.ended:
+        if p.space >= cap and not p.ended:
             ctx.emit(PlayerEnded(p.seat, rested=False))
 
 
@@ -286,6 +301,21 @@ def winners(state: State) -> tuple[int, ...]:
     return tuple(p.seat for p in leaders)
 
 
+def team_accusation(state: State) -> str | None:
+    """§14: the team's one accusation: the officers' common choice, or the lead's."""
+    choices = {p.accusation for p in state.players}
+    if len(choices) == 1:
+        return choices.pop()
+    return state.players[state.lead].accusation if state.lead is not None else None
+
+
 def finish_if_all_accused(ctx: Ctx) -> None:
-    if all(p.accused for p in ctx.state.players):
-        ctx.emit(GameEnded(winners(ctx.state)))
+    state = ctx.state
+    if not all(p.accused for p in state.players):
+        return
+    if coop(state):
+        named = team_accusation(state)
+        won = named is not None and named == state.murderer
+        ctx.emit(GameEnded(tuple(p.seat for p in state.players) if won else (), named))
+    else:
+        ctx.emit(GameEnded(winners(state)))

@@ -35,7 +35,7 @@ from echoridge.rules.decisions import (
 from echoridge.rules.engine import check
 from echoridge.rules.errors import RuleViolation
 from echoridge.rules.model import Phase, State, Status
-from echoridge.rules.queries import ability, face_down_tokens, surcharges
+from echoridge.rules.queries import ability, face_down_tokens, hand, surcharges
 
 
 def legal_actions(state: State, seat: int) -> tuple[c.Command, ...]:
@@ -78,7 +78,7 @@ def _candidates(state: State, seat: int) -> list[c.Command]:
         out.append(c.Proceed(seat))
     if turn.phase is Phase.W1:
         out.extend(c.Drive(seat, path) for path in cheapest_paths(state, seat))
-    for card in dict.fromkeys(state.players[seat].force):
+    for card in dict.fromkeys(hand(state, seat)):
         if FORCE_CARDS[card].needs_block:
             out.extend(c.PlayForce(seat, card, b) for b in BLOCKS)
         else:
@@ -120,7 +120,7 @@ def _answers(state: State, d: Decision) -> list[c.Command]:
         case ChooseSlot(slots=slots):
             return [c.PickSlot(seat, i) for i in range(1, len(slots) + 1)]
         case ChooseDiscard():
-            return [c.DiscardForce(seat, card) for card in dict.fromkeys(state.players[seat].force)]
+            return [c.DiscardForce(seat, card) for card in dict.fromkeys(hand(state, seat))]
         case ChoosePoolCard():
             return [c.TakeFromPool(seat, card) for card in dict.fromkeys(state.pool)]
         case ChooseTrait():

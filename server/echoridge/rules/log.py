@@ -35,6 +35,7 @@ from echoridge.rules.commands import ApplyDefault, Command
 from echoridge.rules.data import SUSPECTS
 from echoridge.rules.model import ClueKind, State
 from echoridge.rules.proofs import token_label, trait_label
+from echoridge.rules.queries import coop
 from echoridge.rules.serial import tag_of, to_plain
 from echoridge.rules.views import Everyone, Seat, Viewer
 
@@ -97,6 +98,11 @@ def _has_bytes(value: Any) -> bool:
     return isinstance(value, list) and any(_has_bytes(v) for v in value)
 
 
+def _team(state: State, *seats: int) -> tuple[int, ...]:
+    """Who learns what these seats learn privately: in co-op, the whole team (§14)."""
+    return tuple(range(len(state.players))) if coop(state) else seats
+
+
 def _private(whole: Entry, others: Entry | None, *seats: int) -> Told:
     to = tuple(sorted(set(seats)))
     whole = {**whole, "to": list(to)}
@@ -125,6 +131,9 @@ def _told(state: State, e: ev.Event) -> Told | None:
                 "abilities": list(e.abilities),
                 "names": list(e.names),
                 "bots": list(e.bots),
+                "mode": state.mode.value,
+                "roles": list(e.roles),
+                "lead": state.lead,
             }
             return _hidden({**public, "murderer": e.murderer}, public)
         case ev.TokenPeeked(seat=seat, block=block):
@@ -134,14 +143,20 @@ def _told(state: State, e: ev.Event) -> Told | None:
             whole = {**others, "value": token.value, "proof": token_label(block)}
             if token.kind is ClueKind.SEARCH:
                 whole["success"] = token.value == 1  # a Search token's value is a result
-            return _private(whole, others, seat)
+            return _private(whole, others, *_team(state, seat))
         case ev.TraitLearned(seat=seat, evidence=evidence):
             others = _plain(e)
             trait = SUSPECTS[state.murderer].trait(evidence)
             whole = {**others, "trait": trait, "proof": trait_label(evidence)}
             return _private(whole, others, seat)
         case ev.SuspectDrawn(seat=seat):
+            if coop(state):
+                return Told(_plain(e))  # co-op: every draw is made face up (§14)
             return _private(_plain(e), _plain(e, ("card",)), seat)
+        case ev.EvidenceSolved(evidence=evidence) if coop(state):
+            # co-op: solved evidence is shown to everyone (§14)
+            return Told({**_plain(e), "trait": SUSPECTS[state.murderer].trait(evidence),
+                         "proof": trait_label(evidence)})
         case ev.SlotsDealt(seat=seat, target=target, slots=slots):
             # The order of the target's cards in the slots is known to nobody until the end.
             return _hidden(_plain(e), {**_plain(e, ("slots",)), "count": len(slots)})
@@ -157,8 +172,8 @@ def _told(state: State, e: ev.Event) -> Told | None:
         case ev.ForceDeckShuffled(cards=cards) | ev.EventDeckShuffled(cards=cards):
             return _hidden(_plain(e), {"kind": tag_of(e), "count": len(cards)})
         case ev.ForceGained(seat=seat, kept=True):
-            return _private(_plain(e), _plain(e, ("card",)), seat)
+            return _private(_plain(e), _plain(e, ("card",)), *_team(state, seat))
         case ev.Accused(seat=seat):
-            return _private(_plain(e), _plain(e, ("suspect",)), seat)
+            return _private(_plain(e), _plain(e, ("suspect",)), *_team(state, seat))
         case _:
             return Told(_plain(e))

@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any, Self
 
 from echoridge.rules.board import Block
-from echoridge.rules.data import Color, Evidence
+from echoridge.rules.data import Color, Evidence, Mode
 from echoridge.rules.decisions import Decision
 from echoridge.rules.records import fast_replace
 from echoridge.rules.serial import tagged
@@ -112,6 +112,7 @@ class Player:
     auto: str = ""  # why the server plays this person's seat now ("" : it does not); seats.py
     bank: int = 0  # seconds left in this seat's time bank
     strikes: int = 0  # turns in a row that timed out
+    role: str = ""  # the co-op role (data.ROLES); "" outside co-op
 
     def but(self, **changes: Any) -> Self:
         """A copy with these fields changed (made fast by @fast_replace)."""
@@ -188,6 +189,12 @@ class State:
     pending: tuple[Decision, ...] = ()  # decisions owed now
     clock: tuple[int, ...] = ()  # (turn seconds, bank seconds, strikes); () for no turn clock
     votes: tuple[tuple[int, int], ...] = ()  # (voter, target) handover votes of this turn
+    mode: Mode = Mode.COMPETITIVE
+    marker: int | None = None  # co-op: the Out-of-Time Marker's space (§14)
+    lead: int | None = None  # co-op: the seat whose accusation stands if the team's differ
+    removed: tuple[int, int, int] = (0, 0, 0)  # co-op: mobsters out of the game (red, blue, gray)
+    team_force: tuple[str, ...] = ()  # co-op with 2 officers: the shared Force hand, oldest first
+    team_accusation: str | None = None  # co-op: the joint accusation, once every officer chose
 
     def but(self, **changes: Any) -> Self:
         """A copy with these fields changed (made fast by @fast_replace)."""

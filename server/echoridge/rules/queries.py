@@ -9,10 +9,14 @@ from echoridge.rules.board import Block, index
 from echoridge.rules.data import (
     ABILITIES,
     ACTIONS,
+    CLUE_ACTIONS,
     DAY_SPACES,
     EVENTS,
     GRID,
     HAND_LIMIT,
+    HOURS,
+    ROLES,
+    SHARED_FORCE_PLAYERS,
     AbilityEffect,
     Action,
     ActionSurcharge,
@@ -22,6 +26,7 @@ from echoridge.rules.data import (
     Evidence,
     HandLimitDelta,
     LongDriveWaiver,
+    Mode,
     NoForce,
     SetCost,
     SurchargeRow,
@@ -92,10 +97,13 @@ def ability(state: State, seat: int) -> AbilityEffect:
 
 
 def hand_limit(state: State, seat: int) -> int:
+    """The seat's Force hand limit; the shared hand's (§14) with either officer's ability."""
     limit = HAND_LIMIT
-    eff = ability(state, seat)
-    if isinstance(eff, HandLimitDelta):
-        limit += eff.delta
+    holders = [p.seat for p in state.players] if shared_force(state) else [seat]
+    limit += max(
+        (eff.delta for s in holders if isinstance(eff := ability(state, s), HandLimitDelta)),
+        default=0,
+    )
     for e in ongoing(state, EventHandLimit):
         limit += e.delta
     return max(0, limit)
@@ -237,7 +245,12 @@ def holder(state: State, evidence: Evidence) -> int | None:
 
 
 def knows_trait(state: State, seat: int, evidence: Evidence) -> bool:
-    return holder(state, evidence) == seat or evidence in state.players[seat].learned
+    """Whether the seat knows the murderer's trait for this evidence; in co-op every solved
+    evidence is shown to everyone (§14)."""
+    h = holder(state, evidence)
+    if h is not None and coop(state):
+        return True
+    return h == seat or evidence in state.players[seat].learned
 
 
 def unknown_solved(state: State, seat: int) -> list[Evidence]:
@@ -250,6 +263,45 @@ def solo(state: State) -> bool:
     return len(state.players) == 1
 
 
+def coop(state: State) -> bool:
+    return state.mode is Mode.COOPERATIVE
+
+
 def look_targets(state: State, seat: int) -> list[int]:
-    """Other players holding at least one Suspect card, in seat order."""
+    """Other players holding at least one Suspect card, in seat order (none in co-op, where
+    every Suspect gain is a draw)."""
+    if coop(state):
+        return []
     return [p.seat for p in state.players if p.seat != seat and p.suspects]
+
+
+# --- co-op (§14) ---------------------------------------------------------------------------------
+
+
+def hour_cap(state: State) -> int:
+    """The last space a tracker may reach: 48, or in co-op the space below the Out-of-Time
+    Marker."""
+    return HOURS if state.marker is None else state.marker - 1
+
+
+def shared_force(state: State) -> bool:
+    """Whether the officers share one Force hand (co-op with 2 players)."""
+    return coop(state) and len(state.players) == SHARED_FORCE_PLAYERS
+
+
+def hand(state: State, seat: int) -> tuple[str, ...]:
+    """The Force hand this seat plays from and discards from, oldest first."""
+    return state.team_force if shared_force(state) else state.players[seat].force
+
+
+def role_allows(state: State, seat: int, action: Action) -> bool:
+    """Whether the seat's co-op role may take this action (every action outside co-op)."""
+    role = state.players[seat].role
+    return not role or action not in CLUE_ACTIONS or action in ROLES[role].actions
+
+
+def team_known_tokens(state: State, seat: int) -> frozenset[Block]:
+    """The face-down tokens this seat knows the value of: in co-op, the whole team's (§14)."""
+    if coop(state):
+        return frozenset().union(*(p.known_tokens for p in state.players))
+    return state.players[seat].known_tokens

@@ -1,6 +1,8 @@
-"""Competitive setup (rules.md §3) and its draws (§16, R1-R9 and R11), in this order:
+"""Setup (rules.md §3, and §14 for co-op) and its draws (§16, R1-R9, R11 and R14), in this order:
 R1 block layout, R2 clue tokens, R3 murderer, R4 Suspect deck, R5 Event deck, R6 Force deck,
-R7 abilities, R8 starting stack, then the 3 starting mobsters (each a bag draw, then a block)."""
+R7 abilities, R8 starting stack, R14 co-op roles (unless given), then the 3 starting mobsters
+(each a bag draw, then a block).  In co-op the §14 mobsters leave the bag before any draw, and
+Good Cop and Night Shift are not dealt."""
 
 from __future__ import annotations
 
@@ -10,16 +12,20 @@ from echoridge.rules.context import Ctx
 from echoridge.rules.data import (
     ABILITY_IDS,
     BLOCK_NAMES,
+    COOP_LEFT_OUT,
+    COOP_PLAYERS,
     EVENT_IDS,
     FORCE_DECK,
     HQ,
     HQ_NAME,
     MAX_PLAYERS,
     MIN_PLAYERS,
+    ROLES_BY_COUNT,
     SEARCH_TOKENS,
     STAKEOUT_VALUES,
     STARTING_MOBSTERS,
     SUSPECT_IDS,
+    Mode,
 )
 from echoridge.rules.errors import RuleViolation
 from echoridge.rules.events import GameStarted
@@ -37,6 +43,8 @@ def check_start(
     names: tuple[str, ...] = (),
     bots: tuple[str, ...] = (),
     clock: tuple[int, ...] = (),
+    mode: str = "",
+    roles: tuple[str, ...] = (),
 ) -> None:
     if state.status is not Status.NEW:
         raise RuleViolation("rules/game_already_started", "The game has already started.")
@@ -56,6 +64,20 @@ def check_start(
         ):
             raise RuleViolation("rules/bad_names", "One display name and one bot kind per seat.")
     check_clock(clock)
+    if mode not in ("", Mode.COMPETITIVE, Mode.COOPERATIVE) or (
+        mode == Mode.COOPERATIVE and players not in COOP_PLAYERS
+    ):
+        raise RuleViolation(
+            "rules/bad_mode", "A game is competitive (1 to 4 players) or cooperative (2 to 4)."
+        )
+    if roles and (
+        mode != Mode.COOPERATIVE
+        or not isinstance(roles, tuple)
+        or sorted(roles) != sorted(ROLES_BY_COUNT[players])
+    ):
+        raise RuleViolation(
+            "rules/bad_roles", "Give each seat one of the co-op roles for this player count."
+        )
 
 
 def exec_start(
@@ -64,7 +86,10 @@ def exec_start(
     names: tuple[str, ...] = (),
     bots: tuple[str, ...] = (),
     clock: tuple[int, ...] = (),
+    mode: str = "",
+    roles: tuple[str, ...] = (),
 ) -> None:
+    cooperative = mode == Mode.COOPERATIVE
     layout = list(ctx.shuffle(BLOCK_NAMES))  # R1
     layout.insert(index(HQ), HQ_NAME)
     spots = ctx.sample(NON_HQ, len(SEARCH_TOKENS) + len(STAKEOUT_VALUES))  # R2
@@ -81,8 +106,11 @@ def exec_start(
     deck = ctx.shuffle([s for s in SUSPECT_IDS if s != murderer])  # R4
     events = ctx.shuffle(EVENT_IDS)  # R5
     force = ctx.shuffle(FORCE_DECK)  # R6
-    abilities = ctx.sample(ABILITY_IDS, players)  # R7
+    dealt = tuple(a for a in ABILITY_IDS if not (cooperative and a in COOP_LEFT_OUT))
+    abilities = ctx.sample(dealt, players)  # R7
     order = ctx.shuffle(range(players))  # R8: bottom of the stack first
+    if cooperative and not roles:
+        roles = ctx.shuffle(ROLES_BY_COUNT[players])  # R14
     items = setup_items(tuple(tokens), murderer, deck)
     salts = tuple((label, ctx.salt(label)) for label, _ in items)
     commitments = tuple(
@@ -105,6 +133,8 @@ def exec_start(
             names=names,
             bots=bots,
             clock=clock,
+            mode=Mode.COOPERATIVE.value if cooperative else "",
+            roles=tuple(roles),
         )
     )
     ctx.push(t.PlaceMobsters(STARTING_MOBSTERS), t.NextTurn())

@@ -25,7 +25,16 @@ from echoridge.rules.proofs import (
     token_value,
     trait_label,
 )
-from echoridge.rules.queries import clues, holder, knows_trait
+from echoridge.rules.queries import (
+    clues,
+    coop,
+    hand,
+    holder,
+    hour_cap,
+    knows_trait,
+    shared_force,
+    team_known_tokens,
+)
 from echoridge.rules.serial import to_plain
 from echoridge.rules.viewcache import ViewCache
 
@@ -66,7 +75,7 @@ def view(state: State, viewer: Viewer, cache: ViewCache | None = None) -> dict[s
     me = viewer.seat if isinstance(viewer, Seat) else None
     # Once the game is over every viewer sees every secret (rules.md §12, SPEC.md §9.4).
     everyone = isinstance(viewer, Everyone) or state.status is Status.OVER
-    known = state.players[me].known_tokens if me is not None else frozenset()
+    known = team_known_tokens(state, me) if me is not None else frozenset()
     public = cache.public(state, _public_sections)
     city = public["city"]
     if everyone:
@@ -77,6 +86,7 @@ def view(state: State, viewer: Viewer, cache: ViewCache | None = None) -> dict[s
     out: dict[str, Any] = {
         "status": public["status"],
         "mode": public["mode"],
+        "coop": public["coop"],
         "turn": public["turn"],
         "city": city,
         "bag": public["bag"],
@@ -101,7 +111,8 @@ def _public_sections(state: State, cache: ViewCache) -> dict[str, Any]:
     """The sections every viewer sees alike (``city`` as a spectator sees it), interned."""
     sections: dict[str, Any] = {
         "status": state.status.value,
-        "mode": "solo" if len(state.players) == 1 else "competitive",
+        "mode": state.mode.value,
+        "coop": _coop(state),
         "turn": _turn(state),
         "city": cache.memo(
             "city",
@@ -145,6 +156,7 @@ def _public_sections(state: State, cache: ViewCache) -> dict[str, Any]:
                 "clues": sum(clues(state, p, e) for p in state.players),
                 "needed": CLUES_NEEDED[e],
                 "holder": holder(state, e),
+                "trait": _shown_trait(state, e),
             }
             for e in EVIDENCE_ORDER
         ],
@@ -167,6 +179,27 @@ def _public_sections(state: State, cache: ViewCache) -> dict[str, Any]:
         "result": _result(state) if state.status is Status.OVER else None,
     }
     return {name: cache.intern(name, value) for name, value in sections.items()}
+
+
+def _coop(state: State) -> dict[str, Any] | None:
+    """The co-op game's public facts (§14): the Out-of-Time Marker and the hour cap below it,
+    the lead, the mobsters out of the game and whether the two officers share a Force hand."""
+    if not coop(state):
+        return None
+    return {
+        "marker": state.marker,
+        "cap": hour_cap(state),
+        "lead": state.lead,
+        "removed": dict(zip((c.value for c in COLORS), state.removed, strict=True)),
+        "shared_force": shared_force(state),
+    }
+
+
+def _shown_trait(state: State, evidence: Any) -> str | None:
+    """A solved evidence's trait where it is shown to everyone (co-op, §14)."""
+    if not coop(state) or holder(state, evidence) is None:
+        return None
+    return SUSPECTS[state.murderer].trait(evidence)
 
 
 def _turn(state: State) -> dict[str, Any] | None:
@@ -270,6 +303,7 @@ def _player(state: State, seat: int) -> dict[str, Any]:
         "name": p.name,
         "bot": p.bot or None,
         "ability": p.ability,
+        "role": p.role or None,
         "space": p.space,
         "ended": p.ended,
         "badge": p.badge,
@@ -284,7 +318,8 @@ def _player(state: State, seat: int) -> dict[str, Any]:
         "evidence": [e.value for e, s in state.solved if s == seat],
         "learned": [e.value for e in p.learned],
         "suspects": len(p.suspects),
-        "force": len(p.force),
+        "face_up": list(p.suspects) if coop(state) else [],  # co-op: every draw is face up
+        "force": len(hand(state, seat)),
         "night_shift_left": p.time_waivers,
         "accused": p.accused,
         "auto": p.auto or None,
@@ -307,7 +342,9 @@ def _you(state: State, seat: int, cache: ViewCache) -> dict[str, Any]:
         ("you", seat),
         (p.suspects, p.seen, p.shown, p.force, p.known_tokens, p.accusation, p.learned,
          p.look_proofs, state.tokens, state.pending, state.murderer, state.solved, state.salts,
-         state.deck_order),
+         state.deck_order,
+         coop(state) and (state.team_force,
+                          tuple((q.known_tokens, q.force, q.accusation) for q in state.players))),
         lambda: _your_secrets(state, seat),
     )  # everything _your_secrets reads (compared with ==, which is quick on the same objects)
     turn = state.turn
@@ -349,10 +386,10 @@ def _your_secrets(state: State, seat: int) -> dict[str, Any]:
         "suspects": list(p.suspects),
         "seen": list(p.seen),
         "shown": [list(pair) for pair in p.shown],
-        "force": list(p.force),
+        "force": list(hand(state, seat)),
         "known_tokens": [
             {"block": list(b), "kind": tokens[b].kind.value, "value": tokens[b].value}
-            for b in sorted(p.known_tokens)
+            for b in sorted(team_known_tokens(state, seat))
         ],
         "traits": {
             e.value: murderer.trait(e)
@@ -362,6 +399,16 @@ def _your_secrets(state: State, seat: int) -> dict[str, Any]:
         "accusation": p.accusation,
         "proofs": _private_proofs(state, seat),
         "decision": mine,
+        "team": _team(state) if coop(state) else None,
+    }
+
+
+def _team(state: State) -> dict[str, Any]:
+    """What the co-op team shares and a spectator may not see (§14): every officer's Force hand
+    (the one shared hand with two) and the accusations submitted so far."""
+    return {
+        "force": [list(hand(state, q.seat)) for q in state.players],
+        "accusations": [q.accusation for q in state.players],
     }
 
 
@@ -370,12 +417,39 @@ def _proof(label: str, value: str, salt: bytes) -> dict[str, str]:
 
 
 def _public_proofs(state: State) -> list[dict[str, str]]:
-    """Items revealed to all: Search tokens flipped and Stakeout tokens won onto a mat."""
+    """Items revealed to all: Search tokens flipped and Stakeout tokens won onto a mat; in
+    co-op also the Suspect cards drawn face up and the traits of solved evidence (§14)."""
     salts = dict(state.salts)
-    return [
+    out = [
         _proof(token_label(t.block), token_value(t), salts[token_label(t.block)])
         for t in state.tokens
         if t.place is Place.MAT and token_label(t.block) in salts
+    ]
+    if coop(state):
+        out.extend(_drawn_proofs(state, [c for p in state.players for c in p.suspects], salts))
+        out.extend(_trait_proofs(state, [e for e, _ in state.solved], salts))
+    return out
+
+
+def _drawn_proofs(
+    state: State, cards: list[str], salts: dict[str, bytes]
+) -> list[dict[str, str]]:
+    """The deck/N proofs of Suspect cards drawn from the deck."""
+    out = []
+    for card in cards:
+        label = deck_label(state.deck_order.index(card)) if card in state.deck_order else None
+        if label in salts:
+            out.append(_proof(label, card, salts[label]))
+    return out
+
+
+def _trait_proofs(state: State, known: list[Any], salts: dict[str, bytes]) -> list[dict[str, str]]:
+    """The trait/E proofs of these evidence kinds, in §7.1 order."""
+    murderer = SUSPECTS.get(state.murderer)
+    return [
+        _proof(label, murderer.trait(e), salts[label])
+        for e in EVIDENCE_ORDER
+        if murderer is not None and e in known and (label := trait_label(e)) in salts
     ]
 
 
@@ -384,21 +458,16 @@ def _private_proofs(state: State, seat: int) -> list[dict[str, str]]:
     looked at, the traits it knows and the cards it saw in other hands."""
     salts = dict(state.salts)
     p = state.players[seat]
-    out = []
-    for card in p.suspects:
-        label = deck_label(state.deck_order.index(card)) if card in state.deck_order else None
-        if label in salts:
-            out.append(_proof(label, card, salts[label]))
+    team = coop(state)  # co-op: the drawn cards and traits are public proofs; tokens the team's
+    out = [] if team else _drawn_proofs(state, list(p.suspects), salts)
     tokens = {t.block: t for t in state.tokens}
-    for block in sorted(p.known_tokens):
+    for block in sorted(team_known_tokens(state, seat)):
         label = token_label(block)
         if label in salts:
             out.append(_proof(label, token_value(tokens[block]), salts[label]))
-    murderer = SUSPECTS.get(state.murderer)
-    for e in EVIDENCE_ORDER:
-        label = trait_label(e)
-        if murderer is not None and label in salts and knows_trait(state, seat, e):
-            out.append(_proof(label, murderer.trait(e), salts[label]))
+    if not team:
+        out.extend(_trait_proofs(state, [e for e in EVIDENCE_ORDER if knows_trait(state, seat, e)],
+                                 salts))
     out.extend(_proof(label, card, salt) for label, card, salt in p.look_proofs)
     return out
 
@@ -408,6 +477,7 @@ def _result(state: State) -> dict[str, Any]:
         "murderer": state.murderer,
         "accusations": [p.accusation for p in state.players],
         "winners": list(state.winners),
+        "team_accusation": state.team_accusation,
     }
 
 
@@ -427,7 +497,7 @@ def _secrets(state: State) -> dict[str, Any]:
         "force_deck": list(state.force_deck),
         "hands": [list(p.suspects) for p in state.players],
         "seen": [list(p.seen) for p in state.players],
-        "force_hands": [list(p.force) for p in state.players],
+        "force_hands": [list(hand(state, p.seat)) for p in state.players],
         "tokens": [
             {"block": list(t.block), "kind": t.kind.value, "value": t.value, "place": t.place.value}
             for t in state.tokens
