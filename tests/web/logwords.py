@@ -20,15 +20,20 @@ def action_words() -> dict[str, str]:
 
 
 def render(
-    entry: dict[str, Any], players: list[dict[str, Any]], seat: int | None, whole: bool = False
+    entry: dict[str, Any],
+    players: list[dict[str, Any]],
+    seat: int | None,
+    whole: bool = False,
+    coop: bool = False,
 ) -> str | None:
-    """The line the page shows for ``entry`` (None: not shown), with the private mark;
-    ``whole``: the entry is in its whole form for everyone (the version that ended the game).
+    """The line the page shows for ``entry`` (None: not shown), with the private or the team
+    mark; ``whole``: the entry is in its whole form for everyone (the version that ended the
+    game); ``coop``: a co-op game (the view's ``mode``).
     The terminal client's renderer (echoridge_client.logtext) is the oracle: both clients read
     the same wording and must word an entry alike."""
     if words.catalog().is_hidden(entry):
         return None
-    line = words.render(entry, words.seat_names(players), seat, whole=whole)
+    line = words.render(entry, words.seat_names(players), seat, whole=whole, coop=coop)
     return " ".join(line.split())  # as the page shows it (an empty field leaves no blank)
 
 
@@ -69,7 +74,8 @@ def expected_lines(person: Any, version: int) -> list[str]:
     seat = you.get("seat") if isinstance(you, dict) else None
     entries = delta_logs(frames).get(version, [])
     whole = any(e["kind"] == "game_ended" for e in entries)
-    lines = [render(e, view.get("players") or [], seat, whole) for e in entries]
+    coop = view.get("mode") == "cooperative"
+    lines = [render(e, view.get("players") or [], seat, whole, coop) for e in entries]
     return [line for line in lines if line is not None]
 
 

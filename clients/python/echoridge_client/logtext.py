@@ -4,13 +4,18 @@ fetches the same file at ``/logtext.en.json``).  This module follows the catalog
 rules, and nothing else:
 
 - the template is the first that exists of ``KIND.others`` (the entry has ``to``, the viewer is
-  not in it, and the log is not whole), ``KIND.none`` (the entry has a ``card`` that is null),
-  ``KIND.yes`` / ``KIND.no`` (the entry has a boolean ``success``), ``KIND``;
-- ``{field}`` is the entry's field formatted by its name: ``seat``, ``target``, ``resolver``: that
-  seat's display name; ``contributors``, ``winners``: display names joined (``nobody``: none);
+  not in it, and the log is not whole), ``KIND.FIELD`` for each field of the catalog's
+  ``variants`` in order (the entry has that field, not null: the co-op forms), ``KIND.none`` (the
+  entry has a ``card`` that is null), ``KIND.yes`` / ``KIND.no`` (the entry has a boolean
+  ``success``), ``KIND``;
+- ``{field}`` is the entry's field formatted by its name: ``seat``, ``target``, ``resolver``,
+  ``lead``: that seat's display name; ``contributors``, ``winners``: display names joined (``nobody``: none);
   ``block``: ``(col,row)``; ``path``: blocks joined by an arrow; a field named in ``values``:
   the word given there (a boolean looked up as ``true`` / ``false``); a suspect id: the
-  suspect's name; a list: its items joined by commas; a missing field: an empty string.
+  suspect's name; a list: its items joined by commas; a missing field: an empty string;
+- an entry whose ``to`` holds the viewer (a log that is not whole) is marked: with
+  ``team_mark`` when the game is co-op and ``to`` holds every seat (the team was told it, the
+  spectators were not), else with ``private_mark``.
 
 A log is *whole* when nothing in it is a redacted form: a fresh welcome's log after the game
 (``TableSession.log_whole``), and the entries of the version that ended the game.  Names are the
@@ -31,7 +36,7 @@ from echoridge_client.gamedata import SUSPECT_NAMES
 
 Entry = dict[str, Any]
 
-SEAT_FIELDS = frozenset({"seat", "target", "resolver"})
+SEAT_FIELDS = frozenset({"seat", "target", "resolver", "lead"})
 SEATS_FIELDS = frozenset({"contributors", "winners"})
 ARROW = " → "
 FIELD = re.compile(r"\{([a-z_]+)\}")
@@ -71,6 +76,8 @@ class Catalog:
     values: dict[str, dict[str, str]]
     hidden: frozenset[str]
     private_mark: str
+    team_mark: str = ""
+    variants: tuple[str, ...] = ()
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> Catalog:
@@ -83,6 +90,8 @@ class Catalog:
             },
             hidden=frozenset(str(k) for k in data.get("hidden") or ()),
             private_mark=str(data.get("private_mark", "")),
+            team_mark=str(data.get("team_mark", "")),
+            variants=tuple(str(k) for k in data.get("variants") or ()),
         )
 
     # --- choosing and filling a template ----------------------------------------------------------
@@ -94,6 +103,9 @@ class Catalog:
         redacted = isinstance(to, list) and not whole and seat not in to
         if redacted and f"{kind}.others" in self.entries:
             return f"{kind}.others"
+        for name in self.variants:
+            if entry.get(name) is not None and f"{kind}.{name}" in self.entries:
+                return f"{kind}.{name}"
         if "card" in entry and entry["card"] is None and f"{kind}.none" in self.entries:
             return f"{kind}.none"
         success = entry.get("success")
@@ -153,10 +165,22 @@ class Catalog:
         return str(entry.get("kind")) in self.hidden
 
 
-def is_private(entry: Entry, seat: int | None, whole: bool = False) -> bool:
-    """Whether ``seat`` was told the whole entry while others got less (``private_mark``)."""
+def is_private(entry: Entry, seat: int | None, whole: bool = False, team: int = 0) -> bool:
+    """Whether ``seat`` was told the whole entry while others got less (``private_mark``);
+    ``team``: the seat count of a co-op game (0: not co-op), whose entries told to every seat
+    are the team's (``is_team``), not private."""
     to = entry.get("to")
-    return not whole and seat is not None and isinstance(to, list) and seat in to
+    told = not whole and seat is not None and isinstance(to, list) and seat in to
+    return told and not is_team(entry, seat, whole, team)
+
+
+def is_team(entry: Entry, seat: int | None, whole: bool = False, team: int = 0) -> bool:
+    """Whether every seat of a co-op game of ``team`` seats, ``seat`` among them, was told the
+    whole entry while spectators got less (the team's shared knowledge: ``team_mark``)."""
+    to = entry.get("to")
+    if whole or team < 1 or seat is None or not isinstance(to, list) or seat not in to:
+        return False
+    return set(range(team)) <= set(to)
 
 
 @cache
@@ -174,13 +198,18 @@ def render(
     whole: bool = False,
     mark: bool = True,
     language: str = "en",
+    coop: bool = False,
 ) -> str:
     """One entry in words, with the private mark when only ``seat`` (and who else is in
-    ``to``) was told all of it; an unknown kind comes out as its name."""
+    ``to``) was told all of it, the team mark when in a co-op game (``coop``) every seat of
+    ``names`` was; an unknown kind comes out as its name."""
     text = catalog(language)
     out = text.text(entry, names, seat, whole)
     if out is None:
         out = str(entry.get("kind"))
-    if mark and is_private(entry, seat, whole) and text.private_mark:
+    team = len(names) if coop else 0
+    if mark and is_team(entry, seat, whole, team) and text.team_mark:
+        out = f"{out} {text.team_mark}"
+    elif mark and is_private(entry, seat, whole, team) and text.private_mark:
         out = f"{out} {text.private_mark}"
     return out

@@ -1,10 +1,10 @@
 // The log panel: the game log as this viewer may know it (welcome.log, then each delta's log),
 // one line per entry in the words of logtext.js. Results only this seat was told carry the
-// private mark. The list is a keyboard-scrollable role="log" region (it announces new lines
+// private mark; in a co-op game, what the whole team was told carries the team mark. The list is a keyboard-scrollable role="log" region (it announces new lines
 // politely); lines are text nodes only.
 
 import { h, replace } from "./dom.js";
-import { entryText, isHidden, isPrivate, loadLogText } from "./logtext.js";
+import { entryText, isHidden, isPrivate, isTeam, loadLogText } from "./logtext.js";
 
 export class LogPanel {
   constructor(session) {
@@ -36,7 +36,7 @@ export class LogPanel {
 
   playersKey() {
     const view = this.session.view;
-    return JSON.stringify(((view && view.players) || []).map((p) => [p.name, p.bot]));
+    return JSON.stringify([view && view.mode, ((view && view.players) || []).map((p) => [p.name, p.bot])]);
   }
 
   // Draws everything again (a new log, or the names it was drawn with changed).
@@ -69,6 +69,7 @@ export class LogPanel {
     const view = session.view || {};
     const players = view.players || [];
     const seat = this.seat();
+    const team = view.mode === "cooperative" ? players.length : 0;
     const box = this.box;
     const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
     const items = [];
@@ -77,14 +78,16 @@ export class LogPanel {
       const whole = session.logWhole || Boolean(w);
       const line = entryText(this.text, e, { players, seat, whole });
       if (line === null) continue;
-      const mine = !whole && isPrivate(e, seat);
+      const mine = !whole && isPrivate(e, seat, team);
+      const ours = !whole && isTeam(e, seat, team);
       const item = h("li", {
-        class: `${e.kind === "turn_began" ? "turn-line" : ""}${mine ? " private" : ""}`.trim() || null,
+        class: `${e.kind === "turn_began" ? "turn-line" : ""}${mine ? " private" : ""}${ours ? " team" : ""}`.trim() || null,
         "data-kind": e.kind,
         "data-seat": Number.isInteger(e.seat) ? e.seat : null,
         "data-version": v === null || v === undefined ? null : v,
       }, line);
       if (mine) item.append(" ", h("span", { class: "private-mark" }, this.text.private_mark || "(only you)"));
+      if (ours) item.append(" ", h("span", { class: "team-mark" }, this.text.team_mark || "(the team only)"));
       items.push(item);
     }
     this.list.append(...items);

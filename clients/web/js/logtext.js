@@ -31,7 +31,7 @@ export function seatName(players, seat) {
   return p && p.bot ? `${name} (bot)` : name;
 }
 
-const SEAT_FIELDS = new Set(["seat", "target", "resolver"]);
+const SEAT_FIELDS = new Set(["seat", "target", "resolver", "lead"]);
 const SEATS_FIELDS = new Set(["contributors", "winners"]);
 
 function blockText(block) {
@@ -60,8 +60,19 @@ function fieldText(text, name, value, players) {
 }
 
 // Whether the viewer was told the whole entry while others got less (a private result).
-export function isPrivate(entry, seat) {
-  return Array.isArray(entry.to) && entry.to.length > 0 && seat !== null && seat !== undefined && entry.to.includes(seat);
+// `team`: the seat count of a co-op game (0: not co-op), whose entries told to every seat are
+// the team's (isTeam), not private.
+export function isPrivate(entry, seat, team = 0) {
+  const told = Array.isArray(entry.to) && entry.to.length > 0 && seat !== null && seat !== undefined && entry.to.includes(seat);
+  return told && !isTeam(entry, seat, team);
+}
+
+// Whether every seat of a co-op game of `team` seats, the viewer among them, was told the whole
+// entry while spectators got less (the team's shared knowledge: the catalog's team_mark).
+export function isTeam(entry, seat, team = 0) {
+  if (team < 1 || seat === null || seat === undefined || !Array.isArray(entry.to) || !entry.to.includes(seat)) return false;
+  for (let s = 0; s < team; s++) if (!entry.to.includes(s)) return false;
+  return true;
 }
 
 // The template key used for `entry` as `seat` (null: a spectator) sees it. `whole`: the log is
@@ -71,6 +82,10 @@ export function templateKey(text, entry, seat, whole = false) {
   const kind = String(entry.kind);
   const others = Array.isArray(entry.to) && !whole && !(seat !== null && seat !== undefined && entry.to.includes(seat));
   if (others && Object.hasOwn(entries, `${kind}.others`)) return `${kind}.others`;
+  for (const field of text.variants || []) {
+    const value = entry[field];
+    if (value !== undefined && value !== null && Object.hasOwn(entries, `${kind}.${field}`)) return `${kind}.${field}`;
+  }
   if (Object.hasOwn(entry, "card") && entry.card === null && Object.hasOwn(entries, `${kind}.none`)) return `${kind}.none`;
   if (typeof entry.success === "boolean") {
     const yn = `${kind}.${entry.success ? "yes" : "no"}`;
