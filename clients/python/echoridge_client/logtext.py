@@ -9,10 +9,11 @@ rules, and nothing else:
   entry has a ``card`` that is null), ``KIND.yes`` / ``KIND.no`` (the entry has a boolean
   ``success``), ``KIND``;
 - ``{field}`` is the entry's field formatted by its name: ``seat``, ``target``, ``resolver``,
-  ``lead``: that seat's display name; ``contributors``, ``winners``: display names joined (``nobody``: none);
-  ``block``: ``(col,row)``; ``path``: blocks joined by an arrow; a field named in ``values``:
-  the word given there (a boolean looked up as ``true`` / ``false``); a suspect id: the
-  suspect's name; a list: its items joined by commas; a missing field: an empty string;
+  ``lead``: that seat's display name; ``contributors``, ``winners``: display names joined
+  (``nobody``: none); ``block``: ``(col,row)``; ``path``: blocks joined by an arrow; a field
+  named in ``values``: the word given there (a boolean looked up as ``true`` / ``false``); a
+  suspect id: the suspect's name; a list: its items joined by commas; a missing field: an
+  empty string;
 - an entry whose ``to`` holds the viewer (a log that is not whole) is marked: with
   ``team_mark`` when the game is co-op and ``to`` holds every seat (the team was told it, the
   spectators were not), else with ``private_mark``.
