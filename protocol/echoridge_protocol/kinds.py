@@ -95,6 +95,9 @@ CODE_PATTERN: Final = r"[a-z]+/[a-z_]+"
 SENDER_PATTERN: Final = r"(seat|spectator):[0-9a-f]{1,32}"
 
 
+GAME_MODES: Final = ("competitive", "cooperative", "solo")
+"""A table's game (SPEC.md §4.2): ``solo`` is the competitive game with one seat."""
+
 # Common field types.
 RequestId = Annotated[str, Text(1, 64)]
 TableId = Annotated[str, Text(1, 64, pattern=TABLE_ID_PATTERN)]
@@ -118,5 +121,6 @@ ClockPreset = Literal["casual", "live", "correspondence", "custom"]
 ClockKind = Literal["turn", "decision", "handover"]
 Channel = Literal["table", "spectators"]
 TableStatus = Literal["waiting", "playing", "over"]
+GameMode = Literal["competitive", "cooperative", "solo"]
 SessionKind = Literal["lobby", "seat", "spectator"]
 Outcome = Literal["accepted", "rejected", "duplicate"]

@@ -30,6 +30,7 @@ from typing import Annotated, Any, ClassVar, Final
 from echoridge_protocol.errors import ProtocolError
 from echoridge_protocol.kinds import (
     CODE_PATTERN,
+    GAME_MODES,
     MAX_CHAT_CHARS,
     MAX_CHAT_LINES,
     MAX_FEATURES,
@@ -52,6 +53,7 @@ from echoridge_protocol.kinds import (
     Code,
     CommandMap,
     Flag,
+    GameMode,
     Int,
     Items,
     Kind,
@@ -103,16 +105,16 @@ from echoridge_protocol.server_messages import (
 # The field kinds, common field types and records (kinds.py, records.py) and the server's
 # messages (server_messages.py) are re-exported here: ``m.Text``, ``m.TableInfo``, ``m.Welcome``.
 __all__ = [
-    "CODE_PATTERN", "MAX_CHAT_CHARS", "MAX_CHAT_LINES", "MAX_FEATURES", "MAX_LOG_ENTRIES",
-    "MAX_NAME_CHARS", "MAX_SEATS", "MAX_SPECTATOR_DELAY", "MAX_TABLES_LISTED", "SAFE_INT",
-    "SENDER_PATTERN", "TABLE_ID_PATTERN", "AnyMap", "Blob", "Bool", "BotKind", "Channel",
-    "Chat", "ChatLine", "Choice", "Clock", "ClockKind", "ClockPreset", "Clocks", "Code",
-    "CommandMap", "Created", "Deadline", "Delta", "ErrorMessage", "Flag", "Int", "Items",
-    "Joined", "Kind", "Limits", "LogEntries", "Millis", "Name", "OpList", "Outcome", "Pong",
-    "Presence", "Reason", "RequestId", "Result", "Resume", "RunningClock", "SeatInfo",
-    "SeatNo", "SeatPresence", "Seconds", "Sentence", "ServerBye", "SessionKind", "TableId",
-    "TableInfo", "TableStatus", "Tables", "Text", "Token", "Transcript", "Version", "View",
-    "Welcome",
+    "CODE_PATTERN", "GAME_MODES", "MAX_CHAT_CHARS", "MAX_CHAT_LINES", "MAX_FEATURES",
+    "MAX_LOG_ENTRIES", "MAX_NAME_CHARS", "MAX_SEATS", "MAX_SPECTATOR_DELAY", "MAX_TABLES_LISTED",
+    "SAFE_INT", "SENDER_PATTERN", "TABLE_ID_PATTERN", "AnyMap", "Blob", "Bool", "BotKind",
+    "Channel", "Chat", "ChatLine", "Choice", "Clock", "ClockKind", "ClockPreset", "Clocks",
+    "Code", "CommandMap", "Created", "Deadline", "Delta", "ErrorMessage", "Flag", "GameMode",
+    "Int", "Items", "Joined", "Kind", "Limits", "LogEntries", "Millis", "Name", "OpList",
+    "Outcome", "Pong", "Presence", "Reason", "RequestId", "Result", "Resume", "RunningClock",
+    "SeatInfo", "SeatNo", "SeatPresence", "Seconds", "Sentence", "ServerBye", "SessionKind",
+    "TableId", "TableInfo", "TableStatus", "Tables", "Text", "Token", "Transcript", "Version",
+    "View", "Welcome",
 ]
 
 PROTOCOL: Final = "echoridge.v2"
@@ -183,7 +185,8 @@ class ListTables:
 @dataclass(frozen=True, slots=True)
 class CreateTable:
     """Create a table.  ``spectator_delay``: how many versions spectators are kept behind;
-    ``clock``: its clocks (absent: the ``casual`` preset)."""
+    ``clock``: its clocks (absent: the ``casual`` preset); ``mode``: the game, ``competitive``
+    (absent; with one seat the solo game), ``cooperative`` (2 to 4 seats) or ``solo`` (1 seat)."""
 
     TYPE: ClassVar[str] = "create_table"
     id: RequestId
@@ -192,6 +195,7 @@ class CreateTable:
     spectators: Bool
     spectator_delay: Annotated[int, Int(0, MAX_SPECTATOR_DELAY)]
     clock: Clock | None = None
+    mode: Annotated[GameMode, Choice(GAME_MODES)] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from echoridge_protocol.kinds import (
+    GAME_MODES,
     MAX_CHAT_CHARS,
     MAX_SEATS,
     MAX_SPECTATOR_DELAY,
@@ -18,6 +19,7 @@ from echoridge_protocol.kinds import (
     Choice,
     ClockKind,
     ClockPreset,
+    GameMode,
     Int,
     Items,
     Millis,
@@ -120,7 +122,9 @@ class TableInfo:
     ``status``: ``waiting`` for players, ``playing`` (listed when it may be watched) or
     ``over`` (only when asked for by id);
     ``created``: creation time in milliseconds since the Unix epoch (UTC);
-    ``server_seed_commit``: SHA-256 of the table's server seed (§9.1)."""
+    ``server_seed_commit``: SHA-256 of the table's server seed (§9.1);
+    ``mode``: the game played there, as its view's ``mode`` says (``solo``: one seat of the
+    competitive game); absent from servers before modes existed."""
 
     table: TableId
     status: Annotated[TableStatus, Choice(("waiting", "playing", "over"))]
@@ -133,3 +137,4 @@ class TableInfo:
     created: Version
     server_seed_commit: Annotated[bytes, Blob(32, 32)]
     clock: Clock | None = None
+    mode: Annotated[GameMode, Choice(GAME_MODES)] | None = None

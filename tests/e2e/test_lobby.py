@@ -1,5 +1,6 @@
 """The lobby over the wire: display names and their limits, the listing (seats taken, names,
-bots, the seed commitment, tables in progress, one table by id) and ping/pong."""
+bots, the seed commitment, tables in progress, one table by id, the mode), the mode at creation
+and its refusals, and ping/pong."""
 
 from __future__ import annotations
 
@@ -82,3 +83,46 @@ async def test_ping_is_answered_by_pong_in_every_session(server: ServerProcess) 
         table = (await lobby.create_table(1, spectators=True)).table
         await watcher.hello(table=table, spectate=True)
         assert await watcher.request(m.Ping("p2")) == m.Pong("p2")
+
+
+async def test_the_mode_at_creation_in_the_listing_and_the_game(server: ServerProcess) -> None:
+    from echoridge_client.lobby import Lobby
+
+    sdk = await Lobby.connect(server.url)
+    try:
+        coop = await sdk.create(2, mode="cooperative")
+        pair = await sdk.create(2)
+        solo = await sdk.create(1, mode="solo")
+        listed = {t.table: t.mode for t in await sdk.tables()}
+        assert listed[coop.table] == "cooperative"
+        assert listed[pair.table] == "competitive" and listed[solo.table] == "solo"
+        tokens = [(await sdk.join(coop.table, name)).token for name in ("Ana", "Ben")]
+        await sdk.start(coop.table, tokens[0])
+        info = await sdk.table(coop.table)
+        assert info is not None and (info.status, info.mode) == ("playing", "cooperative")
+    finally:
+        await sdk.close()
+    async with Client.connect(server.url) as seat:
+        welcome = await seat.hello(table=coop.table, token=tokens[1])
+        assert welcome.view is not None and welcome.view["mode"] == "cooperative"
+
+
+@pytest.mark.parametrize(
+    ("seats", "mode", "code"),
+    [
+        (1, "cooperative", "table/bad_mode"),  # co-op is 2 to 4 seats
+        (3, "solo", "table/bad_mode"),
+        (2, "coop", "protocol/bad_field"),  # not a mode
+        (2, "", "protocol/bad_field"),
+    ],
+)
+async def test_a_bad_mode_is_refused_with_its_code(
+    server: ServerProcess, seats: int, mode: str, code: str
+) -> None:
+    async with Client.connect(server.url) as lobby:
+        await lobby.hello()
+        before = {t.table for t in (await lobby.list_tables()).tables}
+        request = m.CreateTable("c", seats, True, True, 0, None, mode)  # type: ignore[arg-type]
+        reply = await lobby.request(request)
+        assert isinstance(reply, m.ErrorMessage) and (reply.code, reply.id) == (code, "c")
+        assert {t.table for t in (await lobby.list_tables()).tables} == before  # none made

@@ -435,9 +435,12 @@ class Client:
         spectators: bool = True,
         spectator_delay: int = 0,
         clock: m.Clock | None = None,
+        mode: m.GameMode | None = None,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> m.Created:
-        request = m.CreateTable(self.next_id(), seats, public, spectators, spectator_delay, clock)
+        request = m.CreateTable(
+            self.next_id(), seats, public, spectators, spectator_delay, clock, mode
+        )
         return await self._reply(request, m.Created, timeout)
 
     async def join(

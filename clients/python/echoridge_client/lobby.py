@@ -1,5 +1,5 @@
-"""The lobby: list tables (or look one up by id), create (with a clock), join, leave and start
-tables, add bots, remove players and close tables (the creator's), fetch transcripts.
+"""The lobby: list tables (or look one up by id), create (with a clock and a mode), join, leave
+and start tables, add bots, remove players and close tables (the creator's), fetch transcripts.
 
 ``create`` returns ``created`` with its ``owner`` token (the creator's secret, SPEC.md §4.2),
 also kept in ``owners`` by table for this lobby's life; ``remove_player`` and ``close_table``
@@ -103,10 +103,16 @@ class Lobby:
         spectators: bool = True,
         spectator_delay: int = 0,
         clock: m.Clock | None = None,
+        mode: m.GameMode | None = None,
     ) -> m.Created:
-        """A new table; ``clock``: its clocks (None: the server's ``casual`` preset).  A clock
-        outside the server's limits is refused (``Refused``, ``table/bad_clock``)."""
-        request = m.CreateTable(self._id(), seats, public, spectators, spectator_delay, clock)
+        """A new table; ``clock``: its clocks (None: the server's ``casual`` preset); ``mode``:
+        ``"cooperative"`` (2 to 4 seats), ``"solo"`` (1 seat) or ``"competitive"`` (None: the
+        same, solo with one seat).  A clock outside the server's limits is refused (``Refused``,
+        ``table/bad_clock``), a mode with a number of seats it is not played with too
+        (``table/bad_mode``)."""
+        request = m.CreateTable(
+            self._id(), seats, public, spectators, spectator_delay, clock, mode
+        )
         reply = await self._reply(request, m.Created, retry=True)
         assert isinstance(reply, m.Created)
         if reply.owner is not None:

@@ -294,6 +294,7 @@ class Session(Handshake):
                     message.spectators,
                     message.spectator_delay,
                     clock,
+                    message.mode or "competitive",
                 )
                 table, commit, owner = await self.node.create(settings)
                 self._send(m.Created(id=rid, table=table, server_seed_commit=commit, owner=owner))

@@ -3,8 +3,9 @@
 A table's metadata (store ``meta``): ``status`` (open → playing → over, or damaged, or open →
 closed by its creator), ``seats``, ``taken``, ``public``, ``spectators``, ``spectator_delay``,
 ``epoch``, ``created``, ``commit`` (SHA-256 of the server seed, hex), ``clock`` (its clock
-settings, JSON: tables/clocks.py), and per seat ``name:N``, ``bot:N`` (a seat the server plays)
-and ``cseed:N`` (the client seed, hex: public, it goes into the transcript).  Its
+settings, JSON: tables/clocks.py), ``mode`` (``competitive`` or ``cooperative``; absent from
+tables made before modes existed: competitive), and per seat ``name:N``, ``bot:N`` (a seat the
+server plays) and ``cseed:N`` (the client seed, hex: public, it goes into the transcript).  Its
 secrets: ``server_seed``, ``owner`` (a hash of the creator's token) and ``token:N`` (a hash of
 the seat's token).
 """
@@ -44,6 +45,7 @@ class Settings:
     spectators: bool
     spectator_delay: int
     clock: ClockSettings = CASUAL
+    mode: str = "competitive"  # or "cooperative", or "solo" (one seat; kept as competitive)
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,26 @@ class Seeds:
 
 def _flag(value: bool) -> str:
     return "1" if value else "0"
+
+
+def _stored_mode(settings: Settings) -> str:
+    """The mode a new table keeps in its meta, or the refusal: ``cooperative`` needs 2 to 4
+    seats and ``solo`` 1 (``table/bad_mode``); ``solo`` is kept as ``competitive``, which with
+    one seat is the solo game."""
+    if settings.mode not in m.GAME_MODES:
+        raise TableError("protocol/bad_field", "A mode is competitive, cooperative or solo.")
+    solo = settings.seats == 1
+    if (settings.mode == "cooperative" and solo) or (settings.mode == "solo" and not solo):
+        raise TableError("table/bad_mode")
+    return "competitive" if settings.mode == "solo" else settings.mode
+
+
+def listed_mode(meta: dict[str, str]) -> m.GameMode:
+    """A table's mode as its listing and its game's view name it: ``solo`` for one seat of the
+    competitive game."""
+    if meta.get("mode") == "cooperative":
+        return "cooperative"
+    return "solo" if int(meta["seats"]) == 1 else "competitive"
 
 
 class Lobby:
@@ -72,6 +94,7 @@ class Lobby:
             raise TableError(
                 "protocol/bad_field", f"The spectator delay is 0 to {MAX_SPECTATOR_DELAY}."
             )
+        mode = _stored_mode(settings)
         server_seed = os.urandom(32)
         owner = new_token()
         table = "t-" + random_ids.token_hex(5)
@@ -87,6 +110,7 @@ class Lobby:
                 "epoch": "1",
                 "commit": server_seed_commit(server_seed).hex(),
                 "clock": settings.clock.to_meta(),
+                "mode": mode,
             },
             {"server_seed": server_seed, "owner": token_hash(owner).encode()},
         )
@@ -226,4 +250,5 @@ def info(table: str, meta: dict[str, str]) -> m.TableInfo:
         created=int(meta["created"]),
         server_seed_commit=bytes.fromhex(meta["commit"]),
         clock=from_meta(meta, 0).wire() if "clock" in meta else None,
+        mode=listed_mode(meta),
     )

@@ -162,6 +162,7 @@ class Node:
             seats=settings.seats,
             public=settings.public,
             clock=settings.clock.preset,
+            mode=settings.mode,
         )
         return table, commit, owner
 

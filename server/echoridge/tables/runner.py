@@ -194,6 +194,7 @@ class TableRunner(Viewers, ServerMoves):
                 tuple(self.meta.get(f"name:{i}", "") for i in seats),
                 tuple(self.meta.get(f"bot:{i}", "") for i in seats),
                 self.timing.clock.for_rules(),
+                mode=self.meta.get("mode", "competitive"),  # tables made before modes: competitive
             )
             assert self.rng is not None
             events = decide(self.state, command, self.rng)
