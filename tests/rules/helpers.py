@@ -51,9 +51,13 @@ def die(face: int) -> int:
     return face - 1
 
 
-def started(players: int = 4, seed: bytes = SEED) -> State:
-    """A real started game, before its first turn."""
-    return fold(decide(State(), c.StartGame(players), Rng(seed, "test")))
+def started(
+    players: int = 4, seed: bytes = SEED, mode: str = "", roles: Sequence[str] = ()
+) -> State:
+    """A real started game, before its first turn (``mode`` "cooperative": the co-op game with
+    these roles by seat, or drawn ones)."""
+    start = c.StartGame(players, mode=mode, roles=tuple(roles))
+    return fold(decide(State(), start, Rng(seed, "test")))
 
 
 def given(
@@ -67,13 +71,17 @@ def given(
     suspects: Mapping[int, Sequence[str]] | None = None,
     force: Mapping[int, Sequence[str]] | None = None,
     seed: bytes = SEED,
+    mode: str = "",
+    roles: Sequence[str] = (),
 ) -> State:
     """A started game with an empty city, then the scene: abilities (default Quartermaster, which
     changes no example), tracker spaces and stack order (bottom first), cars, mobsters, the clue
-    tokens in the city (block, "search"/"stakeout", value), Suspect hands and Force hands."""
-    state = started(players, seed)
-    state = replace(state, mobsters=(None,) * 25, bag=(5, 5, 5), turn=None, turns=0,
-                    agenda=(), pending=())
+    tokens in the city (block, "search"/"stakeout", value), Suspect hands and Force hands.
+    ``mode`` and ``roles`` as for ``started``; the co-op bag lacks the §14 mobsters."""
+    state = started(players, seed, mode, roles)
+    bag = tuple(5 - n for n in state.removed)
+    state = replace(state, mobsters=(None,) * 25, bag=(bag[0], bag[1], bag[2]), turn=None,
+                    turns=0, agenda=(), pending=())
     abilities = abilities or ["quartermaster"] * players
     new_players = []
     for p, ability in zip(state.players, abilities, strict=True):

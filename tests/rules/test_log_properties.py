@@ -28,10 +28,13 @@ from tests.rules.test_properties import (
 )
 
 
-def scramble(event: ev.Event, viewer: int | None, r: random.Random) -> ev.Event:
-    """The event with every field ``viewer`` may not know replaced by some other value."""
+def scramble(
+    event: ev.Event, viewer: int | None, r: random.Random, coop: bool = False
+) -> ev.Event:
+    """The event with every field ``viewer`` may not know replaced by some other value.  In
+    co-op (§14) Suspect draws are face up and a seat knows what its team learns."""
     def other_seat(seat: int) -> bool:
-        return viewer is None or seat != viewer
+        return viewer is None or (seat != viewer and not coop)
 
     match event:
         case ev.Drawn():
@@ -45,7 +48,7 @@ def scramble(event: ev.Event, viewer: int | None, r: random.Random) -> ev.Event:
                 force_deck=tuple(r.sample(event.force_deck, len(event.force_deck))),
                 tokens=tuple(replace(t, value=r.randrange(6)) for t in event.tokens),
             )
-        case ev.SuspectDrawn(seat=seat) if other_seat(seat):
+        case ev.SuspectDrawn(seat=seat) if other_seat(seat) and not coop:
             return replace(event, card=r.choice(SUSPECT_IDS))
         case ev.SuspectSeen(seat=seat, target=target, card=card) if card is not None and (
             viewer not in (seat, target)
@@ -69,6 +72,7 @@ def scramble(event: ev.Event, viewer: int | None, r: random.Random) -> ev.Event:
 @given(game_params)
 def test_other_seats_secrets_never_change_a_log_entry(params: tuple[Any, ...]) -> None:
     game = play_game(*params)
+    coop = game.mode == "cooperative" and game.players > 1
     r = random.Random(game.choices)
     scrambled: Counter[str] = Counter()
     steps = [s for s in game.steps if s.after.status is not Status.OVER]
@@ -78,7 +82,7 @@ def test_other_seats_secrets_never_change_a_log_entry(params: tuple[Any, ...]) -
         for viewer in (None, *range(game.players)):
             who = SPECTATOR if viewer is None else Seat(viewer)
             p = perturb_secrets(step.after, viewer, r)
-            events = [scramble(e, viewer, r) for e in step.events]
+            events = [scramble(e, viewer, r, coop) for e in step.events]
             pairs = zip(events, step.events, strict=True)
             scrambled.update(type(a).__name__ for a, b in pairs if a != b)
             where = f"viewer {viewer}, {game.repro()}, {step.command}"
@@ -88,7 +92,9 @@ def test_other_seats_secrets_never_change_a_log_entry(params: tuple[Any, ...]) -
     # the scrambling reaches the events that carry secrets, so the test can fail
     assert scrambled["Drawn"] > 0, scrambled
     if game.players > 1:
-        private = ("SuspectDrawn", "SuspectSeen", "ForceGained")
+        private = ("SuspectDrawn", "SuspectSeen", "ForceGained", "Accused") if coop else (
+            "SuspectDrawn", "SuspectSeen", "ForceGained"
+        )
         assert sum(scrambled[k] for k in private) > 0, scrambled
 
 
@@ -103,8 +109,13 @@ def relabel_game(events: list[ev.Event], viewer: int | None, final: State, r: ra
     know), and other seats' accusations changed: a game that differs only in what the viewer
     may not know.  Commitments are kept as they are (they are opaque to the viewer)."""
     me = final.players[viewer] if viewer is not None else None
+    coop = final.mode.value == "cooperative"
     protected = set(me.suspects) | set(me.seen) | {c for _, c in me.shown} if me else set()
-    known = [e for e in EVIDENCE_ORDER if me and knows_trait(final, me.seat, e)]
+    if coop:  # every hand is face up, and solved traits are shown to everyone (§14)
+        protected |= {c for p in final.players for c in p.suspects}
+        known = [e for e in EVIDENCE_ORDER if knows_trait(final, 0, e)]
+    else:
+        known = [e for e in EVIDENCE_ORDER if me and knows_trait(final, me.seat, e)]
     free = [s for s in SUSPECT_IDS if s not in protected]
     murderer = final.murderer
     same = [s for s in free if _trait_key(s, known) == _trait_key(murderer, known)]
@@ -128,7 +139,7 @@ def relabel_game(events: list[ev.Event], viewer: int | None, final: State, r: ra
                 e = replace(e, card=rel(e.card))
             case ev.SlotsDealt():
                 e = replace(e, slots=tuple(map(rel, e.slots)))  # type: ignore[arg-type]
-            case ev.Accused(seat=seat) if seat != viewer:
+            case ev.Accused(seat=seat) if seat != viewer and not (coop and me is not None):
                 e = replace(e, suspect=r.choice([*SUSPECT_IDS, None]))
         out.append(e)
     return out

@@ -69,6 +69,7 @@ from echoridge.rules.data import (
     EventHandLimit,
     HandLimitDelta,
     LongDriveWaiver,
+    Mode,
     SurchargeRow,
     SurchargeToken,
 )
@@ -83,17 +84,41 @@ from echoridge_protocol.fairness import commit
 # --- oracles: small independent readings of the rules -----------------------------------------
 
 
+def is_coop(state: State) -> bool:
+    return state.mode is Mode.COOPERATIVE
+
+
 def knows_trait(state: State, seat: int, evidence: Any) -> bool:
-    """§15: the Evidence token holder, and whoever learned the trait through an `E` reward."""
+    """§15: the Evidence token holder, and whoever learned the trait through an `E` reward;
+    §14: in co-op everyone, once the evidence is solved."""
+    if is_coop(state):
+        return any(e is evidence for e, _ in state.solved)
     return (evidence, seat) in state.solved or evidence in state.players[seat].learned
 
 
+def cap_of(state: State) -> int:
+    """§4.4 and §14: 48, or in co-op the space below the Out-of-Time Marker."""
+    return state.marker - 1 if is_coop(state) and state.marker is not None else HOURS
+
+
+def shared(state: State) -> bool:
+    """§14: two co-op officers share one Force hand."""
+    return is_coop(state) and len(state.players) == 2
+
+
+def hand_of(state: State, seat: int) -> tuple[str, ...]:
+    return state.team_force if shared(state) else state.players[seat].force
+
+
 def hand_limit(state: State, seat: int) -> int:
-    """§9 hand limit 2, Quartermaster +1, HAND_LIMIT(-1) events."""
+    """§9 hand limit 2, Quartermaster +1 (either officer's for a shared hand), HAND_LIMIT(-1)
+    events."""
     limit = HAND_LIMIT
-    eff = ABILITIES[state.players[seat].ability].effect
-    if isinstance(eff, HandLimitDelta):
-        limit += eff.delta
+    seats = range(len(state.players)) if shared(state) else (seat,)
+    if any(
+        isinstance(ABILITIES[state.players[s].ability].effect, HandLimitDelta) for s in seats
+    ):
+        limit += 1
     for a in state.slots:
         if a is not None:
             limit += sum(e.delta for e in EVENTS[a.card].ongoing if isinstance(e, EventHandLimit))
@@ -161,6 +186,7 @@ class Game:
     policy: str
     defaults: float
     steps: tuple[Step, ...]
+    mode: str = ""
 
     @property
     def final(self) -> State:
@@ -182,7 +208,7 @@ class Game:
     def repro(self) -> str:
         return (
             f"play_game(players={self.players}, seed={self.seed!r}, choices={self.choices}, "
-            f"policy={self.policy!r}, defaults={self.defaults})"
+            f"policy={self.policy!r}, defaults={self.defaults}, mode={self.mode!r})"
         )
 
 
@@ -248,14 +274,22 @@ def next_actor(state: State, r: random.Random) -> int | None:
 
 @functools.lru_cache(maxsize=8)
 def play_game(
-    players: int, seed: bytes, choices: int, policy: str = "uniform", defaults: float = 0.0
+    players: int,
+    seed: bytes,
+    choices: int,
+    policy: str = "uniform",
+    defaults: float = 0.0,
+    mode: str = "",
 ) -> Game:
-    """One game of random legal commands; decide raising on any of them fails the caller."""
+    """One game of random legal commands; decide raising on any of them fails the caller.
+    ``mode`` "cooperative" plays the co-op game (§14); with one player it means Solo."""
+    if players == 1:
+        mode = ""
     r = random.Random(choices)
     rng = Rng(seed, TABLE)
     state = State()
     # With defaults, the table also has a turn clock, and seats and clocks act now and then
-    cmd: c.Command = c.StartGame(players, clock=(60, 120, 2) if defaults else ())
+    cmd: c.Command = c.StartGame(players, clock=(60, 120, 2) if defaults else (), mode=mode)
     steps: list[Step] = []
     while True:
         events = decide(state, cmd, rng)
@@ -282,7 +316,7 @@ def play_game(
             cmd = r.choices(options, [_weight(state, o) for o in options])[0]
         else:
             cmd = r.choice(options)
-    return Game(players, seed, choices, policy, defaults, tuple(steps))
+    return Game(players, seed, choices, policy, defaults, tuple(steps), mode)
 
 
 def replay(
@@ -306,6 +340,7 @@ game_params = st.tuples(
     st.integers(0, 2**32 - 1),
     st.sampled_from(("uniform", "purposeful")),
     st.sampled_from((0.0, 0.0, 0.2)),
+    st.sampled_from(("", "cooperative", "")),
 )
 
 
@@ -509,7 +544,7 @@ def check_agreement(state: State, rng: Rng, where: str) -> None:
             assert turn is not None
             car = state.players[seat].car
             best = min_drive_hours(state, seat)
-            budget = HOURS - 1 - turn.start
+            budget = cap_of(state) - 1 - turn.start
             reachable = {b for b, h in best.items() if h <= budget and b != car}
             listed = {d.path[-1]: d for d in drives}
             assert set(listed) == reachable, (
@@ -615,15 +650,25 @@ def perturb_secrets(state: State, viewer: int | None, r: random.Random) -> Pertu
       become any suspect or none;
     - redistribute the Force deck and other seats' Force hands, keeping hand sizes;
     - permute the values of face-down and removed clue tokens the viewer has not looked at;
-    - shuffle the event deck and the order of every pending slot pick."""
+    - shuffle the event deck and the order of every pending slot pick.
+    In co-op (§14) every hand is face up and solved traits are shown to everyone, and a seat
+    knows what its team knows: the other seats' Force hands, accusations and looked-at tokens."""
     changed: set[str] = set()
+    coop = is_coop(state)
     me = state.players[viewer] if viewer is not None else None
+    team = coop and me is not None  # the viewer knows every teammate's secrets
     others = [p for p in state.players if me is None or p.seat != me.seat]
+    hidden_from = [] if team else others  # the seats whose secrets the viewer does not know
 
     # Suspects: a relabelling pi of the free cards
     protected = set(me.suspects) | set(me.seen) | {card for _, card in me.shown} if me else set()
+    if coop:
+        protected |= {card for p in state.players for card in p.suspects}
     free = [s for s in SUSPECT_IDS if s not in protected]
-    known = [e for e in EVIDENCE_ORDER if me and knows_trait(state, me.seat, e)]
+    if coop:
+        known = [e for e in EVIDENCE_ORDER if knows_trait(state, 0, e)]
+    else:
+        known = [e for e in EVIDENCE_ORDER if me and knows_trait(state, me.seat, e)]
     murderer = state.murderer
     pi: dict[str, str] = {}
     for _ in range(20):
@@ -651,8 +696,15 @@ def perturb_secrets(state: State, viewer: int | None, r: random.Random) -> Pertu
             suspects=tuple(map(rel, p.suspects)),
             seen=tuple(map(rel, p.seen)),
             shown=tuple((looker, rel(card)) for looker, card in p.shown),
-            # an accusation is the accuser's secret until all are in (any suspect, or none)
-            accusation=r.choice([*SUSPECT_IDS, None]) if p.accused else rel_opt(p.accusation),
+            # an accusation is the accuser's secret until all are in (any suspect, or none);
+            # in co-op the team's
+            accusation=(
+                p.accusation
+                if team
+                else rel_opt(p.accusation)
+                if not p.accused
+                else r.choice([*SUSPECT_IDS, None])
+            ),
         )
     pending = tuple(
         replace(d, slots=tuple(r.sample([rel(x) for x in d.slots], len(d.slots))))
@@ -674,8 +726,14 @@ def perturb_secrets(state: State, viewer: int | None, r: random.Random) -> Pertu
     ) or any(players[p.seat].suspects != p.suspects for p in others):
         changed.add("suspects")
 
-    # Force: the deck and other seats' hands, redistributed with the same sizes
-    hidden = [*new.force_deck, *(card for p in others for card in players[p.seat].force)]
+    # Force: the deck and other seats' hands (a spectator: the shared one), redistributed with
+    # the same sizes
+    team_hand = list(new.team_force) if me is None else []
+    hidden = [
+        *new.force_deck,
+        *(card for p in hidden_from for card in players[p.seat].force),
+        *team_hand,
+    ]
     for _ in range(10):
         shuffled = hidden[:]
         r.shuffle(shuffled)
@@ -686,13 +744,16 @@ def perturb_secrets(state: State, viewer: int | None, r: random.Random) -> Pertu
     deck_size = len(new.force_deck)
     new = replace(new, force_deck=tuple(shuffled[:deck_size]))
     at = deck_size
-    for p in others:
+    for p in hidden_from:
         size = len(players[p.seat].force)
         players[p.seat] = replace(players[p.seat], force=tuple(shuffled[at : at + size]))
         at += size
+    new = replace(new, team_force=tuple(shuffled[at:]) if team_hand else new.team_force)
 
     # Clue tokens: values the viewer has not seen, permuted within each kind
     mine = me.known_tokens if me else frozenset()
+    if team:
+        mine = frozenset().union(*(p.known_tokens for p in state.players))
     tokens = list(new.tokens)
     for kind in ClueKind:
         spots = [
@@ -749,7 +810,9 @@ def test_other_seats_secrets_never_change_a_view(params: tuple) -> None:
                         suspect_deck=(me.suspects[0], *state.suspect_deck[1:]),
                     )
                     assert view(swapped, Seat(viewer)) != view(state, Seat(viewer))
-                    assert view(swapped, SPECTATOR) == view(state, SPECTATOR)
+                    # in co-op every hand is face up
+                    same = view(swapped, SPECTATOR) == view(state, SPECTATOR)
+                    assert same is not is_coop(state), where
     # the perturbations really change the state, so the test can fail
     assert changed["suspects"] >= len(points), changed
     assert changed["event_deck"] >= len(points) // 2, changed
@@ -791,30 +854,36 @@ def check_view_hides(state: State, viewer: int | None, where: str) -> None:
     assert json.loads(json.dumps(v)) == v, where  # plain data, ready for the wire
     assert v["secrets"] is None and v["result"] is None, where
     me = state.players[viewer] if viewer is not None else None
-    allowed_suspects: set[str] = set()
+    coop = is_coop(state)
+    face_up = {card for p in state.players for card in p.suspects} if coop else set()
+    allowed_suspects: set[str] = set(face_up)  # co-op: every hand is face up (§14)
+    team_known = frozenset().union(*(p.known_tokens for p in state.players))
     if me is not None:
-        allowed_suspects = set(me.suspects) | set(me.seen) | {card for _, card in me.shown}
+        allowed_suspects |= set(me.suspects) | set(me.seen) | {card for _, card in me.shown}
         you = v["you"]
         # legal commands only name the seat's own cards, the pool, and (to accuse) every suspect
         accusable = set()
         for cmd in you["legal"]:
             if cmd["type"] in ("play_force", "discard_force"):
-                assert cmd["card"] in me.force, where
+                assert cmd["card"] in hand_of(state, me.seat), where
             elif cmd["type"] == "take_from_pool":
                 assert cmd["card"] in state.pool, where
             elif cmd["type"] == "accuse":
                 accusable.add(cmd["suspect"])
         assert accusable in (set(), set(SUSPECT_IDS)), where
         assert you["suspects"] == list(me.suspects) and you["seen"] == list(me.seen), where
-        assert you["force"] == list(me.force), where
+        assert you["force"] == list(hand_of(state, me.seat)), where
         assert set(you["traits"]) == {
             e.value for e in EVIDENCE_ORDER if knows_trait(state, viewer, e)
         }, where
-        assert {tuple(t["block"]) for t in you["known_tokens"]} == set(me.known_tokens), where
+        mine = team_known if coop else me.known_tokens
+        assert {tuple(t["block"]) for t in you["known_tokens"]} == set(mine), where
+        assert (you["team"] is not None) is coop, where
         v = {**v, "you": {**you, "legal": []}}
     else:
         assert v["you"] is None, where
-    known = me.known_tokens if me is not None else frozenset()
+    known = (team_known if coop else me.known_tokens) if me is not None else frozenset()
+    assert (v["coop"] is not None) is coop, where
     for block in v["city"]["blocks"]:
         if block["clue"] is not None:
             seen_value = block["clue"]["value"] is not None
@@ -825,18 +894,31 @@ def check_view_hides(state: State, viewer: int | None, where: str) -> None:
         if not isinstance(value, str):
             continue
         mine = path[:1] == ("you",)
+        # co-op: face-up hands and solved traits are public, with their proofs (§14)
+        public = coop and (
+            (path[:1] == ("players",) and path[2] == "face_up")
+            or (path[:1] == ("proofs",) and path[-1] == "value")
+        )
         if SUSPECT_RE.fullmatch(value) or value in SUSPECTS:
-            assert mine, f"suspect {value} at {path} {where}"
-            own_accusation = path == ("you", "accusation")
+            assert mine or public, f"suspect {value} at {path} {where}"
+            own_accusation = path == ("you", "accusation") or (
+                coop and path[:3] == ("you", "team", "accusations")
+            )
             assert value in allowed_suspects or own_accusation, f"{value} at {path} {where}"
             assert value != state.murderer or own_accusation, f"murderer at {path} {where}"
         if value in FORCE_CARDS:
-            assert _public_force_path(path) or path[:2] == ("you", "force"), (path, where)
+            team_hand = coop and path[:3] == ("you", "team", "force")
+            assert _public_force_path(path) or path[:2] == ("you", "force") or team_hand, (
+                path, where
+            )
         if value in EVENT_SET:
             assert _event_path(path), f"event card {value} at {path} {where}"
         if value in TRAIT_VALUES:
             in_proof = path[:2] == ("you", "proofs") and path[-1] == "value"
-            assert path[:2] == ("you", "traits") or in_proof, f"trait {value} at {path} {where}"
+            shown = coop and ((path[:1] == ("evidence",) and path[-1] == "trait") or public)
+            assert path[:2] == ("you", "traits") or in_proof or shown, (
+                f"trait {value} at {path} {where}"
+            )
     check_proofs(v, where)
 
 
@@ -938,7 +1020,8 @@ def check_invariants(before: State, state: State, where: str) -> None:
             + sum(p.arrests.count(color) + (p.holding is color) for p in state.players)
             + sum(a.card_mobsters.count(color) for a in state.slots if a is not None)
         )
-        assert total == MOBSTERS_PER_COLOR, f"{color.value} mobsters: {total} {where}"
+        out = state.removed[i]  # co-op: out of the game from the start (§14)
+        assert total + out == MOBSTERS_PER_COLOR, f"{color.value} mobsters: {total} {where}"
         assert state.bag[i] >= 0, where
     assert len(state.mobsters) == 25 and state.mobsters[index(HQ)] is None, where
     for p in state.players:
@@ -977,12 +1060,19 @@ def check_invariants(before: State, state: State, where: str) -> None:
         *state.force_deck,
         *state.force_discard,
         *(f for p in state.players for f in p.force),
+        *state.team_force,
         *state.pool,
     ]
     assert Counter(force) == Counter(FORCE_DECK), f"force {Counter(force)} {where}"
+    assert not (state.team_force and not shared(state)), where
     if not state.pending and not state.agenda:
         for p in state.players:
-            assert len(p.force) <= hand_limit(state, p.seat), f"hand of {p.seat} {where}"
+            if shared(state):
+                assert not p.force, where
+            limited = not p.ended or shared(state)  # §5.10; the team's hand always (§14)
+            assert not limited or len(hand_of(state, p.seat)) <= hand_limit(state, p.seat), (
+                f"hand of {p.seat} {where}"
+            )
     # events: deck + discard + active == the 18; at most 3 active
     active = [a.card for a in state.slots if a is not None]
     assert len(state.slots) == 3, where
@@ -1020,6 +1110,15 @@ def winners_oracle(state: State) -> tuple[int, ...]:
     return tuple(sorted(p.seat for p in leaders))
 
 
+def team_winners_oracle(state: State) -> tuple[int, ...]:
+    """§14: one joint accusation, the lead's (the Detective's) if the choices differ; the whole
+    team wins if it names the murderer."""
+    choices = [p.accusation for p in state.players]
+    lead = next(p.seat for p in state.players if p.role == "detective")
+    named = choices[0] if len(set(choices)) == 1 else choices[lead]
+    return tuple(range(len(state.players))) if named == state.murderer else ()
+
+
 def check_step_events(step: Step, where: str) -> None:
     """Facts checked event by event inside one command: turn order, time of day, hour cap, one
     mobster per block, and the winners of §12."""
@@ -1043,15 +1142,17 @@ def check_step_events(step: Step, where: str) -> None:
             turn = state.turn
             assert turn is not None and e.seat == turn.seat, where
             assert e.space == turn.start + turn.hours > turn.start, f"advance {e} {where}"
+            assert e.space <= cap_of(state), f"hour cap {e} {where}"
         if isinstance(e, ev.MobsterPlaced):
             assert state.mobsters[index(e.block)] is None, f"{e} on an occupied block {where}"
         if isinstance(e, ev.MobsterApprehended | ev.MobsterArrested | ev.MobsterHeld):
             assert state.mobsters[index(e.block)] is e.color, f"{e} {where}"
         state = evolve(state, e)
         if isinstance(e, ev.GameEnded):
-            assert tuple(sorted(e.winners)) == winners_oracle(state), f"winners {where}"
+            oracle = team_winners_oracle if is_coop(state) else winners_oracle
+            assert tuple(sorted(e.winners)) == oracle(state), f"winners {where}"
         turn = state.turn
-        if turn is not None:
+        if turn is not None and not is_coop(state):
             assert turn.start + turn.hours <= HOURS, f"hour cap {turn} {where}"
     assert state == step.after
     for p in state.players:
@@ -1059,12 +1160,18 @@ def check_step_events(step: Step, where: str) -> None:
             assert not p.arrests and p.holding is None, f"ended seat {p.seat} keeps mobsters"
 
 
-@pytest.mark.parametrize("players", [1, 2, 3, 4])
-def test_invariants_hold_after_every_command(players: int) -> None:
-    for g in range(20):
+@pytest.mark.parametrize(
+    ("players", "mode"),
+    [(1, ""), (2, ""), (3, ""), (4, ""),
+     (2, "cooperative"), (3, "cooperative"), (4, "cooperative")],
+)
+def test_invariants_hold_after_every_command(players: int, mode: str) -> None:
+    for g in range(20 if not mode else 12):
         policy = ("uniform", "purposeful")[g % 2]
-        seed = bytes([players, g]) * 16
-        game = play_game(players, seed, 1000 * players + g, policy, 0.2 if g % 3 == 0 else 0.0)
+        seed = bytes([players, g, len(mode)]) * 16 if mode else bytes([players, g]) * 16
+        game = play_game(
+            players, seed, 1000 * players + g, policy, 0.2 if g % 3 == 0 else 0.0, mode
+        )
         prev = game.steps[0].after
         check_invariants(prev, prev, f"after setup of {game.repro()}")
         for i, step in enumerate(game.steps):
