@@ -183,6 +183,12 @@ def main(argv: list[str] | None = None) -> int:
     bots.add_argument("url", metavar="URL", help="the server, ws://HOST:PORT/ws")
     bots.add_argument("--tables", type=int, default=1, help="tables to create and play")
     bots.add_argument("--players", type=int, default=4, choices=range(1, 5), help="seats per table")
+    bots.add_argument(
+        "--mode",
+        choices=("competitive", "coop", "cooperative"),
+        default="competitive",
+        help="the tables' mode: competitive (1 player: solo) or coop, rules.md §14 (2-4 players)",
+    )
     bots.add_argument("--spectators", type=int, default=0, help="spectators per table")
     bots.add_argument("--bot", choices=("random", "greedy"), default="random", help="policy")
     bots.add_argument(
@@ -301,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
                 url=args.url,
                 tables=args.tables,
                 players=args.players,
+                mode="competitive" if args.mode == "competitive" else "cooperative",
                 spectators=args.spectators,
                 bot=args.bot,
                 subprotocol=args.subprotocol,

@@ -132,9 +132,20 @@ def test_bots_exit_non_zero_when_tables_fail(server: ServerProcess) -> None:  # 
     assert "did not finish in 0.05 s" in report["error_samples"][0]
 
 
+def test_bots_play_cooperative_tables(server: ServerProcess) -> None:  # noqa: F811
+    status, report, err = bots(
+        server.url, *("--tables", "2", "--players", "3", "--mode", "coop", "--rate", "0")
+    )
+    assert status == 0, (report, err)
+    assert report["tables"] == report["finished"] == report["verified"] == 2
+    assert report["mode"] == "cooperative" and report["errors"] == 0 and report["lost"] == 0
+
+
 def test_bots_refuse_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bots", "http://localhost:1/ws"]) == 2
     assert "ws://" in capsys.readouterr().err
+    assert main(["bots", "ws://localhost:1/ws", "--mode", "coop", "--players", "1"]) == 2
+    assert "--mode coop needs 2 to 4 --players" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["bots", "ws://localhost:1/ws", "--players", "5"])
 

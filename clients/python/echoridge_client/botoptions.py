@@ -24,6 +24,7 @@ class BotOptions:
     url: str
     tables: int = 1
     players: int = 4
+    mode: str = "competitive"  # or "cooperative" (2 to 4 players): the tables' mode
     spectators: int = 0
     bot: str = "random"
     subprotocol: str = "msgpack"  # msgpack, json or mixed (alternating per connection)
@@ -43,6 +44,10 @@ class BotOptions:
             raise ValueError("--tables must not be negative")
         if not 1 <= self.players <= 4:
             raise ValueError("--players must be 1 to 4")
+        if self.mode not in ("competitive", "cooperative"):
+            raise ValueError("--mode is competitive or coop")
+        if self.mode == "cooperative" and self.players == 1:
+            raise ValueError("--mode coop needs 2 to 4 --players")
         if self.spectators < 0:
             raise ValueError("--spectators must not be negative")
         if self.bot not in BOT_KINDS:

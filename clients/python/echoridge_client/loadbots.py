@@ -11,7 +11,8 @@ command the server acknowledged to a seat, at its version (``lost`` counts those
 report is one dict (printed as one JSON line by the command), with at least ``tables``,
 ``finished``, ``verified``, ``errors``, ``commands``, ``acknowledged``, ``lost``,
 ``deliveries``, ``p50_ms``, ``p99_ms`` and ``seconds``.  The sessions are in botsessions.py, the
-options and per-table records in botoptions.py.
+options and per-table records in botoptions.py.  The tables are of ``mode``, competitive
+or cooperative.
 
 Latency is command-to-delta, measured around ``Seat.act``: from sending a command to the seat's
 view reaching the version of its (accepted) result.  ``rate`` paces every connection's messages
@@ -51,6 +52,7 @@ from echoridge_client.session import TableSession
 from echoridge_client.transcripts import (
     download_transcripts,
 )
+from echoridge_protocol import messages as m
 
 __all__ = [
     "BOT_KINDS",
@@ -85,7 +87,12 @@ async def _play_table(
                 lobby = await Lobby.connect(options.url, subprotocol_of(options, i, 0))
                 pacer = Pacer(options.rate)
                 await pacer.wait()
-                created = await lobby.create(options.players, public=True, spectators=True)
+                mode: m.GameMode | None = None  # competitive: the field left out
+                if options.mode == "cooperative":
+                    mode = "cooperative"
+                created = await lobby.create(
+                    options.players, public=True, spectators=True, mode=mode
+                )
                 run.table, run.commit = created.table, created.server_seed_commit.hex()
                 tokens = []
                 for s in range(options.players):
@@ -258,6 +265,7 @@ async def run_tables(
             if frames
         },
         "players": options.players,
+        "mode": options.mode,
         "spectators": options.spectators,
         "bot": options.bot,
         "subprotocol": options.subprotocol,
