@@ -5,14 +5,18 @@ and Stakeout token (``token/C,R``), the murderer (``murderer``), each Suspect de
 (``deck/N``, N = 0 for the top card at setup) and each evidence trait (``trait/EVIDENCE``).  A
 look at another player's hand commits each freshly shuffled slot (``look/K/S``: the K-th deal of
 the game, slot S from 1).  A proof is (label, value, salt); anyone holding one checks it with
-``echoridge_protocol.fairness.commit``.
+``echoridge_protocol.fairness.commit``.  The views carry them: ``public_proofs`` for every
+viewer, ``private_proofs`` for one seat.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from echoridge.rules.board import Block
-from echoridge.rules.data import SUSPECTS, Evidence
-from echoridge.rules.model import ClueKind, ClueToken
+from echoridge.rules.data import EVIDENCE_ORDER, SUSPECTS, Evidence
+from echoridge.rules.model import ClueKind, ClueToken, Place, State
+from echoridge.rules.queries import coop, knows_trait, team_known_tokens
 
 MURDERER = "murderer"
 
@@ -48,3 +52,64 @@ def setup_items(
     items += [(deck_label(i), card) for i, card in enumerate(deck)]
     items += [(trait_label(e), SUSPECTS[murderer].trait(e)) for e in Evidence]
     return items
+
+
+# --- the proofs a view carries ------------------------------------------------------------------
+
+
+def proof(label: str, value: str, salt: bytes) -> dict[str, str]:
+    return {"label": label, "value": value, "salt": salt.hex()}
+
+
+def public_proofs(state: State) -> list[dict[str, str]]:
+    """Items revealed to all: Search tokens flipped and Stakeout tokens won onto a mat; in
+    co-op also the Suspect cards drawn face up and the traits of solved evidence (§14)."""
+    salts = dict(state.salts)
+    out = [
+        proof(token_label(t.block), token_value(t), salts[token_label(t.block)])
+        for t in state.tokens
+        if t.place is Place.MAT and token_label(t.block) in salts
+    ]
+    if coop(state):
+        out.extend(_drawn(state, [c for p in state.players for c in p.suspects], salts))
+        out.extend(_traits(state, [e for e, _ in state.solved], salts))
+    return out
+
+
+def _drawn(state: State, cards: list[str], salts: dict[str, bytes]) -> list[dict[str, str]]:
+    """The deck/N proofs of Suspect cards drawn from the deck."""
+    out = []
+    for card in cards:
+        label = deck_label(state.deck_order.index(card)) if card in state.deck_order else None
+        if label in salts:
+            out.append(proof(label, card, salts[label]))
+    return out
+
+
+def _traits(state: State, known: list[Any], salts: dict[str, bytes]) -> list[dict[str, str]]:
+    """The trait/E proofs of these evidence kinds, in §7.1 order."""
+    murderer = SUSPECTS.get(state.murderer)
+    return [
+        proof(label, murderer.trait(e), salts[label])
+        for e in EVIDENCE_ORDER
+        if murderer is not None and e in known and (label := trait_label(e)) in salts
+    ]
+
+
+def private_proofs(state: State, seat: int) -> list[dict[str, str]]:
+    """Proofs of what this seat alone may know (in co-op: its team): its drawn Suspects, the
+    face-down tokens it looked at, the traits it knows and the cards it saw in other hands."""
+    salts = dict(state.salts)
+    p = state.players[seat]
+    team = coop(state)  # co-op: the drawn cards and traits are public proofs; tokens the team's
+    out = [] if team else _drawn(state, list(p.suspects), salts)
+    tokens = {t.block: t for t in state.tokens}
+    for block in sorted(team_known_tokens(state, seat)):
+        label = token_label(block)
+        if label in salts:
+            out.append(proof(label, token_value(tokens[block]), salts[label]))
+    if not team:
+        known = [e for e in EVIDENCE_ORDER if knows_trait(state, seat, e)]
+        out.extend(_traits(state, known, salts))
+    out.extend(proof(label, card, salt) for label, card, salt in p.look_proofs)
+    return out

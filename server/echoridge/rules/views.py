@@ -18,13 +18,7 @@ from echoridge.rules.decisions import ChooseDiscard, ChooseSlot, Decision
 from echoridge.rules.errors import RulesError
 from echoridge.rules.legal import legal_actions, seat_controls
 from echoridge.rules.model import ClueKind, ClueToken, Place, State, Status
-from echoridge.rules.proofs import (
-    deck_label,
-    setup_items,
-    token_label,
-    token_value,
-    trait_label,
-)
+from echoridge.rules.proofs import private_proofs, proof, public_proofs, setup_items
 from echoridge.rules.queries import (
     clues,
     coop,
@@ -174,7 +168,7 @@ def _public_sections(state: State, cache: ViewCache) -> dict[str, Any]:
             state.commitments,
             lambda: {label: digest.hex() for label, digest in state.commitments},
         ),
-        "proofs": _public_proofs(state),
+        "proofs": public_proofs(state),
         "decisions": [_public_decision(d) for d in state.pending],
         "result": _result(state) if state.status is Status.OVER else None,
     }
@@ -397,7 +391,7 @@ def _your_secrets(state: State, seat: int) -> dict[str, Any]:
             if murderer is not None and knows_trait(state, seat, e)
         },
         "accusation": p.accusation,
-        "proofs": _private_proofs(state, seat),
+        "proofs": private_proofs(state, seat),
         "decision": mine,
         "team": _team(state) if coop(state) else None,
     }
@@ -410,66 +404,6 @@ def _team(state: State) -> dict[str, Any]:
         "force": [list(hand(state, q.seat)) for q in state.players],
         "accusations": [q.accusation for q in state.players],
     }
-
-
-def _proof(label: str, value: str, salt: bytes) -> dict[str, str]:
-    return {"label": label, "value": value, "salt": salt.hex()}
-
-
-def _public_proofs(state: State) -> list[dict[str, str]]:
-    """Items revealed to all: Search tokens flipped and Stakeout tokens won onto a mat; in
-    co-op also the Suspect cards drawn face up and the traits of solved evidence (§14)."""
-    salts = dict(state.salts)
-    out = [
-        _proof(token_label(t.block), token_value(t), salts[token_label(t.block)])
-        for t in state.tokens
-        if t.place is Place.MAT and token_label(t.block) in salts
-    ]
-    if coop(state):
-        out.extend(_drawn_proofs(state, [c for p in state.players for c in p.suspects], salts))
-        out.extend(_trait_proofs(state, [e for e, _ in state.solved], salts))
-    return out
-
-
-def _drawn_proofs(
-    state: State, cards: list[str], salts: dict[str, bytes]
-) -> list[dict[str, str]]:
-    """The deck/N proofs of Suspect cards drawn from the deck."""
-    out = []
-    for card in cards:
-        label = deck_label(state.deck_order.index(card)) if card in state.deck_order else None
-        if label in salts:
-            out.append(_proof(label, card, salts[label]))
-    return out
-
-
-def _trait_proofs(state: State, known: list[Any], salts: dict[str, bytes]) -> list[dict[str, str]]:
-    """The trait/E proofs of these evidence kinds, in §7.1 order."""
-    murderer = SUSPECTS.get(state.murderer)
-    return [
-        _proof(label, murderer.trait(e), salts[label])
-        for e in EVIDENCE_ORDER
-        if murderer is not None and e in known and (label := trait_label(e)) in salts
-    ]
-
-
-def _private_proofs(state: State, seat: int) -> list[dict[str, str]]:
-    """Proofs of what this seat alone may know: its drawn Suspects, the face-down tokens it
-    looked at, the traits it knows and the cards it saw in other hands."""
-    salts = dict(state.salts)
-    p = state.players[seat]
-    team = coop(state)  # co-op: the drawn cards and traits are public proofs; tokens the team's
-    out = [] if team else _drawn_proofs(state, list(p.suspects), salts)
-    tokens = {t.block: t for t in state.tokens}
-    for block in sorted(team_known_tokens(state, seat)):
-        label = token_label(block)
-        if label in salts:
-            out.append(_proof(label, token_value(tokens[block]), salts[label]))
-    if not team:
-        out.extend(_trait_proofs(state, [e for e in EVIDENCE_ORDER if knows_trait(state, seat, e)],
-                                 salts))
-    out.extend(_proof(label, card, salt) for label, card, salt in p.look_proofs)
-    return out
 
 
 def _result(state: State) -> dict[str, Any]:
@@ -489,7 +423,7 @@ def _secrets(state: State) -> dict[str, Any]:
     }
     return {
         "proofs": [
-            _proof(label, values[label], salt) for label, salt in state.salts if label in values
+            proof(label, values[label], salt) for label, salt in state.salts if label in values
         ],
         "suspect_deck": list(state.suspect_deck),
         "suspects_out": list(state.suspects_out),
@@ -503,5 +437,5 @@ def _secrets(state: State) -> dict[str, Any]:
             for t in state.tokens
         ],
         "traits": {e.value: murderer.trait(e) for e in EVIDENCE_ORDER},
-        "look_proofs": [_proof(label, card, salt) for label, card, salt in state.dealt],
+        "look_proofs": [proof(label, card, salt) for label, card, salt in state.dealt],
     }
