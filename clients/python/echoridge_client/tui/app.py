@@ -26,7 +26,7 @@ CSS = """
 #tables { height: 1fr; }
 #forms { width: 48; padding: 0 1; }
 #forms Label { margin-top: 1; text-style: bold; }
-#seats { layout: horizontal; height: auto; }
+#seats, #mode { layout: horizontal; height: auto; }
 #lobby-status, #table-info, #seat-list { padding: 0 1; height: auto; }
 #help-box { padding: 0 2; }
 #waiting-buttons { height: auto; }

@@ -2,7 +2,8 @@
 
 The client package never imports the server, so the little it needs of the rules' tables is
 copied here (suspect codes and traits come from ``gamedata``): suspect names (§7.4), Force cards
-(§9), abilities (§10), events (§11.5) and the decisions a seat may owe (§4.5).
+(§9), abilities (§10), events (§11.5), the decisions a seat may owe (§4.5) and the co-op roles
+(§14).
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ FORCE: Final[dict[str, tuple[str, str]]] = {
     "telephoto": ("Telephoto", "W2: +2 risk for the success test"),
     "squad_wagon": ("Squad Wagon", "W1/W2: apprehend one mobster here or adjacent"),
     "jailhouse_deal": ("Jailhouse Deal", "any: gain 1 Suspect"),
+}
+
+#: §14: the Force cards whose effect differs in a co-op game (no day/night limits there).
+COOP_FORCE: Final[dict[str, tuple[str, str]]] = {
+    "judges_signature": ("Judge's Signature", "W2: your action may be one your role lacks"),
 }
 
 #: §10: ability id -> (name, effect).
@@ -109,6 +115,20 @@ PHASES: Final[dict[str, str]] = {
     "w4": "before the Mobster Roll",
 }
 
+#: §14: co-op role id -> (name, the clue actions it may take, in ``ACTIONS``' words).
+ROLES: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
+    "detective": ("Detective", ("catch_witness", "search_scene")),
+    "patrol_cop": ("Patrol Cop", ("catch_informant", "stakeout", "bring_in_1", "bring_in_2")),
+    "analyst": ("Analyst", ("search_scene", "stakeout")),
+    "forensic_tech": (
+        "Forensic Tech",
+        ("catch_informant", "catch_witness", "bring_in_1", "bring_in_2"),
+    ),
+}
+CLUE_ACTIONS: Final = (
+    "catch_informant", "catch_witness", "search_scene", "stakeout", "bring_in_1", "bring_in_2"
+)  # fmt: skip
+
 EVENT_LINES: Final = (8, 16, 24, 32, 40)
 HOURS: Final = 48
 
@@ -134,6 +154,20 @@ def candidates(innocent: set[str], traits: dict[str, str]) -> list[str]:
         for s in SUSPECTS
         if s not in innocent and all(suspect_trait(s, e) == v for e, v in traits.items())
     ]
+
+
+def role_name(role: str | None) -> str:
+    return ROLES.get(role or "", (role or "-", ()))[0]
+
+
+def role_actions(role: str | None) -> str:
+    """The clue actions of a role in words (Bring in for Holding once, for both steps)."""
+    words = []
+    for action in ROLES.get(role or "", ("", ()))[1]:
+        word = ACTIONS[action].removesuffix(" (step 1)").removesuffix(" (step 2)")
+        if word not in words:
+            words.append(word)
+    return ", ".join(words) or "-"
 
 
 def force_name(card: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from echoridge_client.logtext import seat_name, seat_names
+from echoridge_client.tui import coop
 from echoridge_client.tui.data import (
     ACTIONS,
     DECISIONS,
@@ -93,8 +94,13 @@ def my_car(view: View) -> list[int] | None:
 
 
 def innocents(view: View) -> set[str]:
+    """The suspects this viewer knows to be innocent: its hand, the cards it saw and (co-op)
+    every officer's face-up Suspects."""
     you = view.get("you") or {}
-    return {str(s) for s in you.get("suspects") or ()} | {str(s) for s in you.get("seen") or ()}
+    out = {str(s) for s in you.get("suspects") or ()} | {str(s) for s in you.get("seen") or ()}
+    for cards in coop.face_up(view).values():
+        out.update(cards)
+    return out
 
 
 def _ns(command: Command) -> str:
@@ -104,7 +110,8 @@ def _ns(command: Command) -> str:
 def _known_token(view: View, block: Any) -> str:
     for t in (view.get("you") or {}).get("known_tokens") or ():
         if list(t["block"]) == list(block):
-            return f" - you know it is {t['value']}"
+            whose = "the team knows" if coop.is_coop(view) else "you know"
+            return f" - {whose} it is {t['value']}"
     return ""
 
 
@@ -114,11 +121,25 @@ def accuse_note(view: View, suspect: str) -> str:
         return "innocent: in your hand"
     if suspect in (you.get("seen") or ()):
         return "innocent: you saw the card"
+    for seat, cards in coop.face_up(view).items():
+        if suspect in cards:
+            return f"innocent: face up with {who(seat, my_seat(view), view)}"
     traits: dict[str, str] = you.get("traits") or {}
     for evidence, value in traits.items():
         if suspect_trait(suspect, evidence) != value:
             return f"ruled out: {evidence} is {value}"
     return "possible"
+
+
+def team_choice(view: View, suspect: str) -> str:
+    """Co-op: which teammates chose ``suspect`` (``; chosen by Ada (lead)``), else ""."""
+    me, chief = my_seat(view), coop.lead(view)
+    by = [
+        who(seat, None, view) + (" (lead)" if seat == chief else "")
+        for seat, choice in enumerate(coop.accusations(view))
+        if choice == suspect and seat != me
+    ]
+    return f"; chosen by {', '.join(by)}" if by else ""
 
 
 def describe(command: Command, view: View) -> str:
@@ -201,7 +222,7 @@ def describe(command: Command, view: View) -> str:
         return "Rest your case: end your game now" if command.get("rest") else "Keep playing"
     if kind == "accuse":
         suspect = str(command.get("suspect"))
-        note = accuse_note(view, suspect)
+        note = accuse_note(view, suspect) + team_choice(view, suspect)
         return f"Accuse {suspect} {suspect_name(suspect)} - {note}"
     return ACTIONS.get(kind, kind.replace("_", " ").capitalize())
 
@@ -233,7 +254,10 @@ def prompt(view: View) -> str:
         return "The game is over"
     decision = you.get("decision")
     if isinstance(decision, dict):
-        return "Decide: " + DECISIONS.get(str(decision.get("kind")), str(decision.get("kind")))
+        kind = str(decision.get("kind"))
+        if kind == "accusation" and coop.is_coop(view):
+            return "Decide: the team's joint accusation (if the choices differ, the lead's stands)"
+        return "Decide: " + DECISIONS.get(kind, kind)
     turn = view.get("turn") or {}
     if you.get("legal") and turn.get("seat") == me:
         return f"Your turn ({turn.get('time')}): choose"
@@ -242,6 +266,8 @@ def prompt(view: View) -> str:
         d = waiting[0]
         return f"Waiting for {who(d['seat'], me, view)}: {d['kind']}"
     if status == "accusing":
+        if coop.is_coop(view):
+            return "Waiting for the rest of the team's accusation"
         return "Waiting for the other accusations"
     if turn:
         return f"Waiting for {who(turn.get('seat'), me, view)} to play"

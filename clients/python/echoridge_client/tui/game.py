@@ -1,10 +1,11 @@
 """The game screen (a seat, or a read-only spectator), the result screen and the alarm a failed
 reveal check raises.
 
-Left: the city, the time track, the event slots and evidence, the officers.  Right: what the
-menu is for, the menu (one entry per command of ``you.legal``, Enter sends it with
-``Seat.act``), the seat's mat, hand and knowledge, and the game log: the session's log entries
-(SPEC.md §6.3) in words (``logpanel``).  Under the officers, each seat's running clocks,
+Left: the city, the time track, the event slots and evidence, the officers and, in a co-op
+game, the team (``team``).  Right: what the menu is for, the menu (one entry per command of
+``you.legal``, Enter sends it with ``Seat.act``), the seat's mat, hand and knowledge, and the
+game log: the session's log entries (SPEC.md §6.3) in words (``logpanel``; co-op: what the
+team was told is marked so).  Under the officers, each seat's running clocks,
 bank, and away and "played by the server" markers (``clocks``); t (more time), p (play for me),
 b (take my seat back) and v (vote to let the server play for an away player) send the seat's
 ``you.controls``.  While the server plays the seat the menu offers nothing.  The screen redraws
@@ -29,7 +30,7 @@ from textual.widgets.option_list import Option
 
 from echoridge_client.errors import ClientError, RevealError
 from echoridge_client.session import Seat, TableSession
-from echoridge_client.tui import clocks, logpanel, panels, render
+from echoridge_client.tui import clocks, coop, logpanel, panels, render, team
 from echoridge_client.tui.chatpanel import ChatPanel
 from echoridge_client.tui.describe import describe, menu_order, my_seat, names, prompt
 from echoridge_client.tui.help import HelpScreen
@@ -70,6 +71,7 @@ class GameScreen(Screen[None]):
                 yield Static(id="city")
                 yield Static(id="track")
                 yield Static(id="officers")
+                yield Static(id="team")
                 yield Static(id="clocks")
                 yield Static(id="events")
                 yield Static(id="evidence")
@@ -111,7 +113,8 @@ class GameScreen(Screen[None]):
         # they are the last version's (told whole to everyone)
         whole = session.log_whole or (not reset and session.over)
         me = my_seat(view)
-        for text in logpanel.lines(entries, names(view, me), me, whole):
+        together = coop.is_coop(view)
+        for text in logpanel.lines(entries, names(view, me), me, whole, team=together):
             log.write(text)
             self.log_lines.append(text.plain)
         self.dirty = True
@@ -154,6 +157,10 @@ class GameScreen(Screen[None]):
         self.query_one("#evidence", Static).update(render.evidence(view, checked))
         presence = getattr(self.session, "presence", None)
         self.query_one("#officers", Static).update(render.officers(view, presence))
+        together = coop.is_coop(view)
+        self.query_one("#team", Static).display = together
+        if together:
+            self.query_one("#team", Static).update(team.board(view))
         self.query_one("#clocks", Static).update(clocks.seats(self.session))
         self.query_one("#you", Static).update(panels.you(view, checked))
         title = f"{prompt(view)}   [version {self.session.version}, {view.get('status')}"

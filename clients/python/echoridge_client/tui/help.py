@@ -1,5 +1,6 @@
 """How to play, in the terminal client (``?`` or F1 on the game and waiting screens): the goal,
-the turn, the actions, evidence and suspects, the end, and what every glyph of the board means.
+the turn, the actions, evidence and suspects, the end, the cooperative game, and what every
+glyph of the board means.
 It follows docs/rules.md, in short; the full rules are there."""
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from echoridge_client.tui.render import MOBSTER_STYLES
+from echoridge_client.logtext import catalog
+from echoridge_client.tui.render import MARKER_STYLE, MOBSTER_STYLES
 
 GOAL = """\
 Someone has been murdered in Echo Ridge. Each officer has 48 hours on the shared time track to
@@ -71,6 +73,23 @@ Forensics: Fingerprints or Shoeprints (Search successes)    Getaway: Car or Moto
 still possible given the traits you know and the innocents you have seen."""
 
 
+COOP = """\
+In a cooperative game (2-4 officers) the team plays together against the clock and wins only if
+its one joint accusation names the murderer. Each officer has a role, drawn at the start, that
+limits the clue actions they may take (every role may Drive, Arrest, Call for Backup, take a
+Coffee Break, Resolve Events and Rest Your Case):
+  Detective (the lead): Catch Witness, Search Scene      Patrol Cop: Catch Informant, Stakeout,
+  Bring in for Holding      Analyst: Search Scene, Stakeout      Forensic Tech: Catch Informant,
+  Catch Witness, Bring in for Holding.
+There are no day/night limits and no arrest spots. Some mobsters are out of the game; a removed
+gray one is the Out-of-Time Marker, on 49 at first: the hour cap is one space before it, and
+each Too-Many-Events Penalty moves it back a space (a tracker it reaches has ended). Every
+Suspect drawn is face up for all to see; solved traits are shown to everyone, and whatever one
+officer learns the team learns. With 2 officers the team shares one Force hand (limit 2).
+At the end each officer chooses a suspect; if the choices differ, the lead's stands. The team
+section of the board shows every role, face-up Suspect, hand and choice."""
+
+
 def glyphs() -> RenderableType:
     table = Table(box=None, show_header=False, padding=(0, 1))
     table.add_column(no_wrap=True)
@@ -101,6 +120,10 @@ def glyphs() -> RenderableType:
         (g(("●", "bold green"), " ", ("○", "dim red"), " ", ("◆", "bold cyan")),
          "an officer connected, away, or played by the server (a bot)"),
         (g(("(only you)", "bold green")), "a log line only you were told"),
+        (g(("OT", MARKER_STYLE)), "co-op: the Out-of-Time Marker on the time track"),
+        (g("★"), "co-op: the lead, whose accusation stands when the team's differ"),
+        (g((catalog().team_mark, "bold green")),
+         "co-op: a log line the team was told, the spectators not"),
     ]  # fmt: skip
     for glyph, meaning in rows:
         table.add_row(glyph, meaning)
@@ -141,6 +164,7 @@ def how_to_play() -> RenderableType:
         head("A turn"), Text(TURN),
         head("The actions"), actions(),
         head("Evidence and the murderer's traits"), Text(EVIDENCE),
+        head("The cooperative game"), Text(COOP),
         head("The board"), glyphs(),
         head("Clocks, absence and handover"), Text(CLOCKS),
         head("Keys"), Text(KEYS),

@@ -2,7 +2,9 @@
 words of ``logtext`` with the players' names.  A turn's first line stands out; what only this
 seat was told is marked (``(only you)``) and coloured; each action is followed by its result
 (the entries come in the engine's order: the action, its dice or risk, what it gave); the kinds
-a short log leaves out (the generator's draws, phase changes) are not shown."""
+a short log leaves out (the generator's draws, phase changes) are not shown.  In a co-op game
+(``team``) what the whole team was told and spectators were not carries the catalog's team mark
+instead, in the same colour."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
-from echoridge_client.logtext import catalog, is_private, render
+from echoridge_client.logtext import catalog, is_private, is_team, render
 
 Entry = dict[str, Any]
 
@@ -28,19 +30,29 @@ PRIVATE_STYLE = "bold green"
 INDENT = "  "  # the lines of a turn, under its first
 
 
-def line(entry: Entry, names: Sequence[str], me: int | None, whole: bool = False) -> Text | None:
-    """One entry as a line of the panel (None: a kind the short log leaves out)."""
+def line(
+    entry: Entry, names: Sequence[str], me: int | None, whole: bool = False, team: bool = False
+) -> Text | None:
+    """One entry as a line of the panel (None: a kind the short log leaves out); ``team``: a
+    co-op game (of ``len(names)`` seats), where an entry told to every seat was the team's."""
     if catalog().is_hidden(entry):
         return None
     kind = str(entry.get("kind"))
-    words = render(entry, names, me, whole=whole)
+    seats = len(names) if team else 0
+    private = is_private(entry, me, whole, seats) or is_team(entry, me, whole, seats)
+    words = render(entry, names, me, whole=whole, coop=team)
     if kind == "turn_began":
         return Text(f"-- {words} --", style=STYLES[kind])
-    style = PRIVATE_STYLE if is_private(entry, me, whole) else STYLES.get(kind, "")
+    style = PRIVATE_STYLE if private else STYLES.get(kind, "")
     return Text(INDENT + words, style=style)
 
 
 def lines(
-    entries: Sequence[Entry], names: Sequence[str], me: int | None, whole: bool = False
+    entries: Sequence[Entry],
+    names: Sequence[str],
+    me: int | None,
+    whole: bool = False,
+    *,
+    team: bool = False,
 ) -> list[Text]:
-    return [t for e in entries if (t := line(e, names, me, whole)) is not None]
+    return [t for e in entries if (t := line(e, names, me, whole, team)) is not None]

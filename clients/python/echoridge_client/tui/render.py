@@ -1,5 +1,8 @@
 """Rich renderables of a view (SPEC.md §6.1): the city, the time track, the event slots and
-evidence, the officers (the seat's own panel and the result are in ``panels``).
+evidence, the officers (the seat's own panel and the result are in ``panels``).  In a co-op game
+(rules.md §14) the track shows the Out-of-Time Marker and the hour cap, the officers their roles
+(the lead starred), the evidence its solved traits and the bag the mobsters out of the game (the
+team section is in ``team``).
 
 Every value a server reveals is marked ✓ when the SDK's verifier opened its commitment
 (``Checked``), · when there was nothing to check it against (a look at a single card).
@@ -14,6 +17,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from echoridge_client.tui import coop
 from echoridge_client.tui.data import (
     ABILITIES,
     EVENT_LINES,
@@ -33,6 +37,7 @@ MOBSTER_STYLES = {
     "gray": "bold black on grey70",
 }
 MOBSTER_LETTERS = {"red": "R", "blue": "B", "gray": "G"}
+MARKER_STYLE = "bold white on dark_orange3"
 CELL = 15
 
 
@@ -151,33 +156,54 @@ def city(view: View, checked: Checked) -> RenderableType:
 # --- the time track -----------------------------------------------------------------------------
 
 
+def _space_style(s: int, cap: int | None) -> str:
+    if cap is not None and s > cap:  # past the hour cap (co-op): out of time
+        return "dim strike"
+    style = "bold blue" if is_night(s) else "bold yellow"
+    if s >= 43:  # where Rest Your Case is allowed
+        style += " underline"
+    return style
+
+
 def track(view: View) -> RenderableType:
     stacks = (view.get("track") or {}).get("stacks") or []
     crossed = set((view.get("track") or {}).get("crossed") or ())
     players = view.get("players") or []
     on: dict[int, list[int]] = {s["space"]: list(reversed(s["seats"])) for s in stacks}
     me = my_seat(view)
+    m, cap = coop.marker(view), coop.cap(view)
     out = Text("Time track: ", style="bold")
     out.append("day", style="bold yellow")
     out.append(" 0-12, 25-36  ")
     out.append("night", style="bold blue")
     out.append(" 13-24, 37-48  ")
     out.append("|", style="bold red")
-    out.append(" event line  (stacks: top first)\n")
-    for first, last in ((0, 24), (25, HOURS)):
+    out.append(" event line  (stacks: top first)")
+    if m is not None:  # co-op
+        out.append("\n")
+        out.append("OT", style=MARKER_STYLE)
+        rest = f"Rest Your Case on 43-{cap}" if cap is not None and cap >= 43 else "no Rest"
+        out.append(
+            f" the Out-of-Time Marker on {m}: hour cap {cap} (a tracker on {cap} has ended; "
+            f"{rest}; a penalty moves the marker back 1; co-op has no day/night limits)"
+        )
+    out.append("\n")
+    last_space = max(HOURS, m or 0)
+    for first, last in ((0, 24), (25, last_space)):
         height = max((len(on.get(s, ())) for s in range(first, last + 1)), default=0)
         line = Text()
         for s in range(first, last + 1):
-            style = "bold blue" if is_night(s) else "bold yellow"
-            if s >= 43:
-                style += " underline"
-            line.append(f"{s:>2}", style=style)
+            line.append(f"{s:>2}", style=_space_style(s, cap))
             if s in EVENT_LINES:
                 line.append("|", style="dim red" if s in crossed else "bold red")
             else:
                 line.append(" ")
         out.append_text(line)
         out.append("\n")
+        if m is not None and first <= m <= last:  # the marker, under its space
+            out.append("   " * (m - first))
+            out.append("OT", style=MARKER_STYLE)
+            out.append("\n")
         for k in range(height):
             line = Text()
             for s in range(first, last + 1):
@@ -198,13 +224,16 @@ def track(view: View) -> RenderableType:
         for p in players:
             seat = int(p["seat"])
             out.append(f"P{seat + 1}", style=seat_style(seat))
-            out.append(f" {who(seat, me, view)}  ")
+            out.append(f" {who(seat, me, view)}")
+            tag = coop.role_tag(view, seat)
+            out.append(f" ({tag})  " if tag else "  ")
         out.append("\n")
     turn = view.get("turn")
     if turn:
         out.append(
             f"Turn {turn['number']}: {who(turn['seat'], me, view)} from space {turn['start']} "
-            f"({turn['time']}), phase {turn['phase']}, "
+            + ("" if m is not None else f"({turn['time']}), ")
+            + f"phase {turn['phase']}, "
             f"{turn['drive_hours']} h driven + {turn['action_hours']} h of actions"
         )
     return out
@@ -253,7 +282,10 @@ def evidence(view: View, checked: Checked) -> RenderableType:
         out.append(f" {clues}/{needed}")
         if e.get("holder") is not None:
             out.append(f"  solved, held by {who(e['holder'], me, view)}", style="bold")
-        if name in traits:
+        if e.get("trait"):  # co-op: a solved evidence's trait is shown to everyone
+            out.append(f"  murderer: {e['trait']} (shown to all)", style="bold green")
+            out.append_text(checked.mark(checked.trait(name)))
+        elif name in traits:
             out.append(f"  you know: {traits[name]}", style="bold green")
             out.append_text(checked.mark(checked.trait(name)))
         out.append("\n")
@@ -263,6 +295,13 @@ def evidence(view: View, checked: Checked) -> RenderableType:
     for colour in ("red", "blue", "gray"):
         out.append_text(mobster(colour))
         out.append(f"{bag.get(colour, 0)} ")
+    removed = coop.coop(view).get("removed") or {}
+    if any(removed.get(c) for c in ("red", "blue", "gray")):
+        out.append(" out of the game ")
+        for colour in ("red", "blue", "gray"):
+            if removed.get(colour):
+                out.append_text(mobster(colour))
+                out.append(f"{removed[colour]} ")
     out.append(
         f" Suspect deck {sus.get('deck', 0)} (out of game {sus.get('out_of_game', 0)})"
         f"  Force deck {force.get('deck', 0)}, discard {len(force.get('discard') or ())}"
@@ -319,12 +358,19 @@ def presence_dot(presence: Any, seat: int, bot: bool = False) -> Text:
 
 def officers(view: View, presence: Any = None) -> RenderableType:
     """Every officer's public state; ``presence``: the session's latest ``presence`` message
-    (None: not known), shown as a dot before each name."""
+    (None: not known), shown as a dot before each name.  Co-op: each officer's role (★ the
+    lead), and no arrest spots (arrested mobsters go back to the bag)."""
     players = view.get("players") or []
     me = my_seat(view)
+    team = coop.is_coop(view)
+    caption = "clues: I rows, W columns, S search, K stakeout, H holding"
+    if team:
+        caption += "; ★ the lead"
+        if coop.shared_force(view):
+            caption += "; frc: the one Force hand the two officers share"
     table = Table(
         title="Officers" + ("  (● connected ○ away ◆ bot)" if presence is not None else ""),
-        caption="clues: I rows, W columns, S search, K stakeout, H holding",
+        caption=caption,
         caption_justify="left",
         title_style="bold",
         title_justify="left",
@@ -334,8 +380,10 @@ def officers(view: View, presence: Any = None) -> RenderableType:
         pad_edge=False,
         header_style="bold underline",
     )
-    for head in ("", "ability", "hr", "bdg", "car", "arr", "hld", "clues", "evidence",
-                 "sus", "frc", ""):  # fmt: skip
+    heads = ["", "role"] if team else [""]
+    heads += ["ability", "hr", "bdg", "car"] + ([] if team else ["arr"])
+    heads += ["hld", "clues", "evidence", "sus", "frc", ""]
+    for head in heads:
         table.add_column(head, no_wrap=True)
     for p in players:
         seat = int(p["seat"])
@@ -353,18 +401,24 @@ def officers(view: View, presence: Any = None) -> RenderableType:
         if name.plain:
             name.append(" ")
         name.append(who(seat, me, view), style=seat_style(seat))
-        table.add_row(
-            name,
+        cells: list[RenderableType] = [name]
+        if team:
+            cells.append(Text(coop.role_tag(view, seat) or "-", style="bold"))
+        cells += [
             ABILITIES.get(str(p.get("ability")), (str(p.get("ability")), ""))[0],
             str(p.get("space")),
             str(p.get("badge")),
             at(p.get("car") or ("?", "?")),
-            arrests,
+        ]
+        if not team:
+            cells.append(arrests)
+        cells += [
             mobster(p["holding"]) if p.get("holding") else Text("-", style="dim"),
             _clues(p),
             Text(" ".join(str(e)[:4] for e in p.get("evidence") or ()) or "-", style="bold"),
             str(p.get("suspects")),
             str(p.get("force")),
             state.strip(),
-        )
+        ]
+        table.add_row(*cells)
     return table

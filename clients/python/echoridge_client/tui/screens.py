@@ -1,9 +1,11 @@
 """The lobby and the waiting room of ``echo-ridge play``.
 
-Lobby: the public tables waiting for players or being played (select one to join it, or to
-watch it), a form to create a table (seats 1-4, public, spectators) and to join a table by its
-id.  Waiting room: the table id to give to friends, its seats and who sits in them
-(``Lobby.table``, asked again every second), buttons to add random or greedy bots and to start.
+Lobby: the public tables waiting for players or being played, with the game each plays
+(competitive, solo or cooperative; select one to join it, or to watch it), a form to create a
+table (seats 1-4, the mode: competitive, or cooperative with 2-4 seats; public, spectators) and
+to join a table by its id.  Waiting room: the table id to give to friends, its game, its seats
+and who sits in them (``Lobby.table``, asked again every second), buttons to add random or
+greedy bots and to start.
 When the game starts (the seat's view leaves status ``new``), the game screen takes over.
 """
 
@@ -46,6 +48,17 @@ def player_name(p: m.SeatInfo) -> str:
     return f"{p.name} ({p.bot} bot)" if p.bot else p.name
 
 
+MODE_WORDS = {"competitive": "competitive", "solo": "solo", "cooperative": "co-op"}
+
+
+def mode_words(mode: str | None, seats: int | None = None) -> str:
+    """A table's game in a word: ``co-op``, ``competitive`` or ``solo`` (a listing without a
+    mode: competitive, solo with one seat)."""
+    if mode is None:
+        return "solo" if seats == 1 else "competitive"
+    return MODE_WORDS.get(mode, mode)
+
+
 def default_name() -> str:
     try:
         name = getpass.getuser()
@@ -66,6 +79,7 @@ class Context:
     token: str | None = None
     seat: int | None = None
     seats: int | None = None  # the table's seat count, when known
+    mode: str | None = None  # the table's game in words (``mode_words``), when known
 
     async def close(self) -> None:
         if self.session is not None:
@@ -89,6 +103,7 @@ class LobbyScreen(Screen[None]):
         self.ctx = ctx
         self.busy = False
         self.listed: dict[str, int] = {}  # table -> seats, from the last listing
+        self.modes: dict[str, str] = {}  # table -> its mode in words, from the last listing
         self.playing: set[str] = set()  # tables of the last listing being played
         self.timer: Timer | None = None
         self.sub_title = f"lobby of {ctx.url}"
@@ -109,6 +124,10 @@ class LobbyScreen(Screen[None]):
                 with RadioSet(id="seats"):
                     for n in range(1, 5):
                         yield RadioButton(str(n), value=n == 4, id=f"seats-{n}")
+                yield Label("Game")
+                with RadioSet(id="mode"):
+                    yield RadioButton("Competitive", value=True, id="mode-competitive")
+                    yield RadioButton("Cooperative (2-4)", id="mode-cooperative")
                 yield Checkbox("Public (listed in the lobby)", True, id="public")
                 yield Checkbox("Spectators may watch", True, id="spectators")
                 yield Button("Create table", id="create", variant="primary")
@@ -119,7 +138,7 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
-        table.add_columns("table", "status", "seats", "taken", "players", "spectators")
+        table.add_columns("table", "game", "status", "seats", "taken", "players", "spectators")
         self.run_worker(self._connect(), exclusive=True, group="lobby")
 
     def status(self, text: str, error: bool = False) -> None:
@@ -154,12 +173,14 @@ class LobbyScreen(Screen[None]):
             return
         widget = self.query_one("#tables", DataTable)
         widget.clear()
-        self.listed = {}
+        self.listed, self.modes = {}, {}
         self.playing = {t.table for t in tables if t.status == "playing"}
         for t in tables:
             self.listed[t.table] = t.seats
+            self.modes[t.table] = mode_words(getattr(t, "mode", None), t.seats)
             widget.add_row(
                 t.table,
+                self.modes[t.table],
                 t.status,
                 str(t.seats),
                 str(t.taken),
@@ -181,9 +202,14 @@ class LobbyScreen(Screen[None]):
     @on(Button.Pressed, "#create")
     def _create_pressed(self) -> None:
         seats = self.query_one("#seats", RadioSet).pressed_index + 1 or 4
+        cooperative = self.query_one("#mode", RadioSet).pressed_index == 1
+        if cooperative and seats == 1:
+            self.status("A cooperative game needs 2 to 4 seats.", error=True)
+            return
         public = self.query_one("#public", Checkbox).value
         spectators = self.query_one("#spectators", Checkbox).value
-        self._run(self._create(seats, public, spectators))
+        mode: m.GameMode | None = "cooperative" if cooperative else None
+        self._run(self._create(seats, public, spectators, mode))
 
     @on(Button.Pressed, "#join")
     @on(Input.Submitted, "#table-id")
@@ -219,15 +245,21 @@ class LobbyScreen(Screen[None]):
         self.busy = True
         self.run_worker(work, exclusive=True, group="lobby-action")  # type: ignore[arg-type]
 
-    async def _create(self, seats: int, public: bool, spectators: bool) -> None:
+    async def _create(
+        self, seats: int, public: bool, spectators: bool, mode: m.GameMode | None = None
+    ) -> None:
+        """A new table (``mode`` None: competitive, solo with one seat), then a seat at it."""
         try:
             if self.ctx.lobby is None:
                 raise ClientError("not connected")
-            created = await self.ctx.lobby.create(seats, public=public, spectators=spectators)
+            created = await self.ctx.lobby.create(
+                seats, public=public, spectators=spectators, mode=mode
+            )
         except ClientError as exc:
             self.status(f"Could not create a table: {exc}", error=True)
             self.busy = False
             return
+        self.modes[created.table] = mode_words(mode, seats)
         await self._join(created.table, seats)
 
     async def _join(self, table: str, seats: int | None) -> None:
@@ -238,6 +270,7 @@ class LobbyScreen(Screen[None]):
                 raise ClientError("not connected")
             joined = await ctx.lobby.join(table, ctx.name)
             ctx.table, ctx.token, ctx.seat, ctx.seats = table, joined.token, joined.seat, seats
+            ctx.mode = self.modes.get(table)
             ctx.session = await Seat.sit(ctx.url, table, joined.token)
         except ClientError as exc:
             self.status(f"Could not join {table}: {exc}", error=True)
@@ -297,8 +330,11 @@ class WaitingScreen(Screen[None]):
         ctx = self.ctx
         seats = "?" if ctx.seats is None else str(ctx.seats)
         taken = "?" if self.taken is None else str(self.taken)
+        game = f"  Game: [b]{ctx.mode}[/]" if ctx.mode else ""
+        if ctx.mode == "co-op":
+            game += " (the team against the clock; roles are drawn at the start)"
         self.query_one("#table-info", Static).update(
-            f"Table [b reverse] {ctx.table} [/]  You are [b]P{(ctx.seat or 0) + 1}[/] "
+            f"Table [b reverse] {ctx.table} [/]{game}\nYou are [b]P{(ctx.seat or 0) + 1}[/] "
             f"(seat {ctx.seat}), name {ctx.name}\n"
             f"Seats taken: [b]{taken}/{seats}[/]\n"
             f"Friends join with: [b]echo-ridge play {ctx.url}[/], then join table "
@@ -351,6 +387,7 @@ class WaitingScreen(Screen[None]):
             return
         if mine is not None:
             ctx.seats, self.taken, self.info = mine.seats, mine.taken, mine
+            ctx.mode = mode_words(getattr(mine, "mode", None), mine.seats)
         self._info()
 
     @on(Button.Pressed, "#add-random")

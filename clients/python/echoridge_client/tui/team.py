@@ -1,0 +1,168 @@
+"""The cooperative game's renderables (rules.md §14; ``coop`` reads the view; the marker on the
+time track, the roles on the officers' table and the mobsters out of the game are in
+``render``): the team section (each officer's role, the lead starred, its clue actions and
+face-up Suspects; for a seat also each teammate's Force hand and accusation; the solved traits),
+the joint accusation as it stands, and the co-op result (the team's suspect, won or lost)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from echoridge_client.tui.coop import (
+    accusations,
+    face_up,
+    is_coop,
+    lead,
+    role_of,
+    role_tag,
+    shared_force,
+    solved_traits,
+    standing,
+    you_team,
+)
+from echoridge_client.tui.data import EVIDENCE_ORDER, force_name, role_actions, suspect_name
+from echoridge_client.tui.describe import my_seat, who
+from echoridge_client.tui.render import seat_style
+
+View = dict[str, Any]
+
+# --- the team section ----------------------------------------------------------------------------
+
+
+def _choice(suspect: str | None) -> Text:
+    if suspect is None:
+        return Text("not yet", style="dim")
+    return Text(f"{suspect} {suspect_name(suspect)}", style="bold")
+
+
+def team_panel(view: View) -> RenderableType:
+    """Every officer's role (the lead starred), clue actions and face-up Suspects; for a seat,
+    also each teammate's Force hand and accusation (``you.team``); the solved traits."""
+    if not is_coop(view):
+        return Text("")
+    players = view.get("players") or []
+    me = my_seat(view)
+    t = you_team(view)
+    hands = t.get("force") or []
+    accused = accusations(view)
+    ups = face_up(view)
+    table = Table(
+        title="The team (co-op: one joint accusation; ★ the lead, whose choice stands)",
+        title_style="bold",
+        title_justify="left",
+        box=None,
+        padding=(0, 1),
+        pad_edge=False,
+        header_style="bold underline",
+    )
+    heads = ["", "role", "clue actions", "face-up Suspects"]
+    if t:
+        heads += ["Force hand", "accuses"]
+    for head in heads:
+        table.add_column(head, no_wrap=head != "face-up Suspects")
+    for i, p in enumerate(players):
+        seat = int(p.get("seat", i))
+        role = role_of(view, seat)
+        cards = ups.get(seat) or []
+        row: list[Text | str] = [
+            Text(who(seat, me, view), style=seat_style(seat)),
+            Text(role_tag(view, seat) or "-", style="bold"),
+            role_actions(role),
+            Text(" ".join(cards) or "-", style="" if cards else "dim"),
+        ]
+        if t:
+            hand = hands[seat] if seat < len(hands) else []
+            row.append(", ".join(force_name(str(c)) for c in hand) or "none")
+            row.append(_choice(accused[seat] if seat < len(accused) else None))
+        table.add_row(*row)
+    notes = Text()
+    if shared_force(view):
+        notes.append("The two officers share one Force hand: the officer on turn "
+                     "plays, whoever gained a card chooses its discard.\n")  # fmt: skip
+    traits = solved_traits(view)
+    notes.append("Solved traits (shown to all): ", style="bold")
+    if traits:
+        notes.append("  ".join(f"{e} = {traits[e]}" for e in EVIDENCE_ORDER if e in traits))
+    else:
+        notes.append("none yet", style="dim")
+    return Group(table, notes)
+
+
+def board(view: View) -> RenderableType:
+    """The team section of the board; while the team accuses, its accusation under it."""
+    if view.get("status") == "accusing":
+        return Group(team_panel(view), accusation_text(view))
+    return team_panel(view)
+
+
+# --- the joint accusation ------------------------------------------------------------------------
+
+
+def _lead_name(view: View, me: int | None) -> str:
+    chief = lead(view)
+    return "the lead" if chief is None else f"the lead, {who(chief, me, view)}"
+
+
+def accusation_text(view: View) -> Text:
+    """The team's choices so far (a spectator: who has chosen), whether they agree, and which
+    stands: the common choice, or the lead's when they differ."""
+    me = my_seat(view)
+    chosen = accusations(view)
+    players = view.get("players") or []
+    out = Text("The team's accusation", style="bold")
+    out.append(" (each officer chooses; if the choices differ, the lead's stands):\n")
+    for i, p in enumerate(players):
+        seat = int(p.get("seat", i))
+        tag = role_tag(view, seat)
+        out.append(f"  {who(seat, me, view)}", style=seat_style(seat))
+        out.append(f" ({tag}): " if tag else ": ")
+        if chosen:
+            out.append_text(_choice(chosen[seat] if seat < len(chosen) else None))
+        else:  # a spectator: only whether they have chosen
+            done = bool(p.get("accused"))
+            out.append("has chosen" if done else "not yet", style="bold" if done else "dim")
+        out.append("\n")
+    made = Counter(a for a in chosen if a is not None)
+    if len(made) > 1:
+        now = standing(view)
+        chose = f"chose {now} {suspect_name(now)}" if now else "has not chosen yet"
+        chief = lead(view)
+        name = "the lead" if chief is None else who(chief, me, view)
+        out.append(
+            f"The choices differ, so the lead's stands: {name} {chose}\n", style="bold yellow"
+        )
+    elif len(made) == 1 and None not in chosen:
+        agreed = next(iter(made))
+        out.append(f"Agreed: {agreed} {suspect_name(agreed)}\n", style="bold green")
+    return out
+
+
+def result_lines(view: View) -> Text:
+    """The co-op end: each officer's choice, the team's suspect (the lead's when the choices
+    differed) and whether the team won (``winners``: every seat, or nobody)."""
+    r = view.get("result") or {}
+    me = my_seat(view)
+    choices = list(r.get("accusations") or ())
+    accused = r.get("team_accusation")
+    out = Text()
+    for seat, choice in enumerate(choices):
+        tag = role_tag(view, seat)
+        out.append(f"  {who(seat, me, view)}", style=seat_style(seat))
+        out.append(f" ({tag})" if tag else "")
+        chose = f"{choice} {suspect_name(str(choice))}" if choice else "nobody"
+        out.append(f" chose {chose}\n")
+    out.append("\nThe team accused ")
+    out.append(f"{accused} {suspect_name(str(accused))}" if accused else "nobody", style="bold")
+    if len({c for c in choices if c is not None}) > 1:
+        out.append(f" (the choices differed: {_lead_name(view, me)}, chose it)")
+    out.append("\n\n")
+    if r.get("winners"):
+        out.append("The team named the murderer: the team wins!\n", style="bold green")
+    else:
+        out.append("The team did not name the murderer: the team loses.\n", style="bold red")
+    return out
