@@ -182,7 +182,8 @@ def track(view: View) -> RenderableType:
     if m is not None:  # co-op
         out.append("\n")
         out.append("OT", style=MARKER_STYLE)
-        rest = f"Rest Your Case on 43-{cap}" if cap is not None and cap >= 43 else "no Rest"
+        last = (cap or 0) - 1  # on the cap itself a tracker has ended (rulings.md 40)
+        rest = f"Rest Your Case on 43-{last}" if last >= 43 else "no Rest Your Case left"
         out.append(
             f" the Out-of-Time Marker on {m}: hour cap {cap} (a tracker on {cap} has ended; "
             f"{rest}; a penalty moves the marker back 1; co-op has no day/night limits)"
