@@ -326,10 +326,12 @@ export class Lobby {
   }
 
   // `clock`: create_table.clock (SPEC.md §4.2), or null for the server's casual preset.
+  // `mode`: create_table.mode, "competitive" (sent as no mode) or "cooperative" (2-4 seats).
   // The reply (created) carries the creator's `owner` token.
-  create(seats, { isPublic = true, spectators = true, delay = 0, clock = null } = {}) {
+  create(seats, { isPublic = true, spectators = true, delay = 0, clock = null, mode = "competitive" } = {}) {
     const message = { type: "create_table", seats, public: isPublic, spectators, spectator_delay: delay };
     if (clock) message.clock = clock;
+    if (mode && mode !== "competitive") message.mode = mode;
     return this.request(message, undefined, { retry: true });
   }
 

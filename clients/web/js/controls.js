@@ -1,10 +1,12 @@
 // The seat's legal commands (`you.legal`, SPEC.md §5.1) as controls: Drive destinations,
 // action buttons, risk pickers, Force cards (with a block to choose when the card needs one),
 // Proceed; and the dialog for an owed decision (suspect gain, Interrogate, face-down slot
-// picking, discards, pool, traits, peeks, Rest Your Case, the accusation). Every control sends a
-// command exactly as the server listed it, and carries its commandKey as data-cmd.
+// picking, discards, pool, traits, peeks, Rest Your Case, the accusation, in co-op the team's
+// joint one: coop.js). Every control sends a command exactly as the server listed it, and
+// carries its commandKey as data-cmd.
 
-import { FORCE, forceName, suspectName, suspectTrait, EVIDENCE_ORDER, DECISIONS } from "./data.js";
+import { choosers, isCoop, jointAccusationIntro } from "./coop.js";
+import { forceEffect, forceName, suspectName, suspectTrait, EVIDENCE_ORDER, DECISIONS } from "./data.js";
 import {
   accusationOrder, accuseNote, commandKey, describe, knownValueHere, mySeat, place, who,
 } from "./describe.js";
@@ -77,7 +79,7 @@ export function turnControls(view, legal, ctx) {
     }
     const items = [];
     for (const [card, cmds] of byCard) {
-      const effect = (FORCE[card] || ["", ""])[1];
+      const effect = forceEffect(card, isCoop(view));
       if (cmds.length === 1 && !cmds[0].block) {
         items.push(h("div", {}, button(cmds[0], view, ctx, { label: `Play ${forceName(card)}` }), h("small", {}, ` ${effect}`)));
       } else {
@@ -163,9 +165,11 @@ export function decisionBody(view, legal, ctx) {
       parts.push(h("p", {}, "Take one card from the pool; the officers after you in time order take theirs next."));
     }
     parts.push(h("div", { class: "buttons column" }, legal.map((cmd) =>
-      h("div", {}, button(cmd, view, ctx), h("small", {}, ` ${(FORCE[cmd.card] || ["", ""])[1]}`)))));
+      h("div", {}, button(cmd, view, ctx), h("small", {}, ` ${forceEffect(cmd.card, isCoop(view))}`)))));
   } else if (kind === "rest") {
-    parts.push(h("p", {}, "Your tracker is in the end zone. Ending now locks your time in; a lower tracker wins ties."));
+    parts.push(h("p", {}, isCoop(view)
+      ? "Your tracker is in the end zone. Ending now stops your game; the team accuses once every officer has ended."
+      : "Your tracker is in the end zone. Ending now locks your time in; a lower tracker wins ties."));
     parts.push(h("div", { class: "buttons" }, legal.map((cmd) => button(cmd, view, ctx, { cls: cmd.rest ? "" : "primary" }))));
   } else {
     if (kind === "suspect_gain") parts.push(h("p", {}, "Every card you hold or have seen is innocent."));
@@ -176,14 +180,17 @@ export function decisionBody(view, legal, ctx) {
 
 function accusation(view, legal, ctx) {
   const ordered = accusationOrder(view, legal);
+  const coop = isCoop(view);
   const chosen = ctx.choice;
   const traits = (view.you && view.you.traits) || {};
+  const subject = coop ? "The team knows" : "You know";
   const known = Object.keys(traits).length
-    ? `You know: ${Object.entries(traits).map(([e, v]) => `${e} ${v}`).join(", ")}.`
-    : "You know none of the murderer's traits.";
+    ? `${subject}: ${Object.entries(traits).map(([e, v]) => `${e} ${v}`).join(", ")}.`
+    : `${subject} none of the murderer's traits.`;
   const list = h("div", { class: "suspect-grid", role: "group", "aria-label": "Suspects, possible murderers first" },
     ordered.map((cmd) => {
       const note = accuseNote(view, cmd.suspect);
+      const team = coop ? choosers(view, cmd.suspect) : [];
       const selected = chosen && chosen.suspect === cmd.suspect;
       return h("button", {
         type: "button",
@@ -195,14 +202,18 @@ function accusation(view, legal, ctx) {
         onclick: () => ctx.setChoice(cmd),
       }, h("strong", {}, `${cmd.suspect} ${suspectName(cmd.suspect)}`),
       h("small", {}, EVIDENCE_ORDER.map((e) => suspectTrait(cmd.suspect, e)).join(" · ")),
-      h("span", { class: "note" }, note));
+      h("span", { class: "note" }, note),
+      team.length ? h("span", { class: "note team-note", "data-team-choice": "" }, team.join(", ")) : null);
     }));
   return h("div", {},
-    h("p", {}, "Name the murderer. Everyone accuses in secret; the accusations are revealed together. ", known),
+    coop ? [jointAccusationIntro(view), h("p", {}, known)]
+      : h("p", {}, "Name the murderer. Everyone accuses in secret; the accusations are revealed together. ", known),
     list,
     h("div", { class: "buttons sticky-actions" },
       h("button", {
         type: "button", class: "cmd primary", "data-cmd": chosen ? commandKey(chosen) : "accuse", "data-key": "accuse-confirm",
         disabled: ctx.busy || !chosen, onclick: () => chosen && ctx.send(chosen),
-      }, chosen ? `Accuse ${chosen.suspect} ${suspectName(chosen.suspect)}` : "Choose a suspect first")));
+      }, chosen
+        ? `${coop ? "Submit" : "Accuse"} ${chosen.suspect} ${suspectName(chosen.suspect)}${coop ? " as your choice for the team" : ""}`
+        : "Choose a suspect first")));
 }

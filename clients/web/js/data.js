@@ -102,6 +102,30 @@ export const ACTIONS = {
   resolve_event: "Resolve Event",
 };
 
+// §14: co-op role id -> [name, the clue actions it may take (ids of ACTIONS)]. Every role may
+// also Drive, Arrest, Call for Backup, Coffee Break, Resolve Event and Rest Your Case.
+export const ROLES = {
+  detective: ["Detective", ["catch_witness", "search_scene"]],
+  patrol_cop: ["Patrol Cop", ["catch_informant", "stakeout", "bring_in_1", "bring_in_2"]],
+  analyst: ["Analyst", ["search_scene", "stakeout"]],
+  forensic_tech: ["Forensic Tech", ["catch_informant", "catch_witness", "bring_in_1", "bring_in_2"]],
+};
+export const CLUE_ACTIONS = ["catch_informant", "catch_witness", "search_scene", "stakeout", "bring_in_1", "bring_in_2"];
+
+export function roleName(role) {
+  return ROLES[role] ? ROLES[role][0] : String(role || "-");
+}
+
+// The clue actions a role may take, in words (Bring in for Holding once, for both steps).
+export function roleActions(role) {
+  const words = [];
+  for (const action of ROLES[role] ? ROLES[role][1] : []) {
+    const word = ACTIONS[action].replace(/ \(step [12]\)$/, "");
+    if (!words.includes(word)) words.push(word);
+  }
+  return words;
+}
+
 // What a seat is asked when it owes a decision of this kind.
 export const DECISIONS = {
   suspect_gain: "Gain a Suspect: draw the top card, or look at another officer's card",
@@ -147,6 +171,12 @@ export function candidates(innocent, traits) {
   return SUSPECT_IDS.filter(
     (s) => !innocent.has(s) && Object.entries(traits).every(([e, v]) => suspectTrait(s, e) === v),
   );
+}
+
+// A Force card's effect; in co-op (§14) Judge's Signature lets the action be one the role lacks.
+export function forceEffect(card, coop = false) {
+  if (coop && card === "judges_signature") return "W2: your action may be one your role lacks";
+  return FORCE[card] ? FORCE[card][1] : "";
 }
 
 export function forceName(card) {

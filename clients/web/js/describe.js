@@ -60,9 +60,19 @@ export function myCar(view) {
   return me === null || me >= players.length ? null : players[me].car;
 }
 
+// The suspects the viewer knows to be innocent: its hand, what it has seen, and (co-op) every
+// officer's face-up Suspect cards.
 export function innocents(view) {
   const you = view.you || {};
-  return new Set([...(you.suspects || []), ...(you.seen || [])]);
+  const faceUp = (view.players || []).flatMap((p) => p.face_up || []);
+  return new Set([...(you.suspects || []), ...(you.seen || []), ...faceUp]);
+}
+
+// The officer (not the viewer) who holds `suspect` face up (co-op), or null.
+export function faceUpBy(view, suspect) {
+  const me = mySeat(view);
+  const p = (view.players || []).find((q) => q.seat !== me && (q.face_up || []).includes(suspect));
+  return p ? p.seat : null;
 }
 
 function ns(cmd) {
@@ -85,6 +95,8 @@ export function accuseNote(view, suspect) {
   const you = view.you || {};
   if ((you.suspects || []).includes(suspect)) return "innocent: in your hand";
   if ((you.seen || []).includes(suspect)) return "innocent: you saw the card";
+  const holder = faceUpBy(view, suspect);
+  if (holder !== null) return `innocent: face up with ${who(holder, mySeat(view), view.players)}`;
   for (const [evidence, value] of Object.entries(you.traits || {})) {
     if (suspectTrait(suspect, evidence) !== value) return `ruled out: ${evidence} is ${value}`;
   }

@@ -3,7 +3,7 @@
 // server does not serve docs/, so it is named, not linked). Opened by the "How to play"
 // buttons and by the ? key anywhere but in a text field.
 
-import { ABILITIES, FORCE } from "./data.js";
+import { ABILITIES, FORCE, ROLES, roleActions } from "./data.js";
 import { h } from "./dom.js";
 
 const ACTIONS = [
@@ -51,6 +51,10 @@ export function helpDialog() {
           h("tr", {}, h("th", { scope: "row" }, name), h("td", {}, hours), h("td", {}, when), h("td", {}, what)))))),
     h("h3", {}, "Evidence and suspects"),
     h("p", {}, "Clues of one kind collected by everyone together solve an evidence: 5 Informants solve Rank, 5 Witnesses Gang, 3 Search successes Forensics, 3 Stakeouts Getaway, 3 Holding tokens Weapon. Whoever adds the last clue privately learns the murderer's trait for it; everyone who contributed gains a Suspect card. Every suspect card you hold or see is innocent. Badge levels 2, 4, 6, 8 and 10 let you interrogate another officer: pick one of their face-down cards."),
+    h("h3", {}, "The cooperative game"),
+    h("p", {}, "With 2–4 officers you may play together against the clock. Each officer has a role, drawn at the start, that limits the clue actions they may take (every role may drive, arrest, call for backup, take a coffee break, resolve events and rest their case):"),
+    h("ul", {}, Object.keys(ROLES).map((role) => h("li", {}, h("strong", {}, ROLES[role][0]), `: ${roleActions(role).join(", ")}`))),
+    h("p", {}, "There are no day or night limits and no arrest spots. Suspect cards are drawn face up for everyone, solved evidence is shown to everyone, and whatever an officer learns the whole team learns; with two officers the team shares one Force hand. A gray mobster becomes the Out-of-Time Marker on space 49: every Too-Many-Events Penalty moves it one space back, the hour cap is the space before it, and a tracker it reaches has ended. At the end the team makes one joint accusation: each officer submits a choice, and if they differ the lead's (the Detective's) stands. The team wins only if it names the murderer."),
     h("h3", {}, "On the board"),
     h("dl", { class: "help-pieces" }, PIECES.map(([piece, meaning]) => [h("dt", {}, piece), h("dd", {}, meaning)])),
     h("p", {}, "Point at (or move the keyboard focus to) a block to read everything on it. Force cards: ",

@@ -1,5 +1,6 @@
 // The lobby page: the public tables waiting for players (join or watch), creating a table
-// (with its clock: clocks.js; the creator's owner token is kept, store.js),
+// (competitive or cooperative, with its clock: clocks.js; the creator's owner token is kept,
+// store.js),
 // the tables this browser holds a seat at, joining or watching by link or id, and how to play.
 
 import { clockChoice, clockWords } from "./clocks.js";
@@ -31,6 +32,23 @@ export class LobbyPage {
     name.addEventListener("change", () => store.keepName(name.value.trim()));
     const seats = h("select", { id: "seats", name: "seats" }, [1, 2, 3, 4].map((n) =>
       h("option", { value: String(n), selected: n === 4 }, n === 1 ? "1 (solo)" : String(n))));
+    const mode = h("select", { id: "mode", name: "mode", "aria-describedby": "mode-hint" },
+      h("option", { value: "competitive", selected: true }, "competitive: each officer for themselves"),
+      h("option", { value: "cooperative" }, "cooperative: the team against the clock"));
+    const modeHint = h("p", { class: "hint small", id: "mode-hint" });
+    const fitMode = () => {
+      // cooperative needs 2-4 seats: the solo seat count is not offered with it
+      const coop = mode.value === "cooperative";
+      const solo = seats.querySelector('option[value="1"]');
+      solo.disabled = coop;
+      if (coop && seats.value === "1") seats.value = "2";
+      modeHint.textContent = coop
+        ? "2–4 officers, roles drawn at the start, one joint accusation; the Out-of-Time Marker shortens the game on every penalty."
+        : seats.value === "1" ? "One seat: the solo game." : "Each officer accuses in secret; of those who name the murderer, the highest badge wins.";
+    };
+    mode.addEventListener("change", fitMode);
+    seats.addEventListener("change", fitMode);
+    fitMode();
     const isPublic = h("input", { type: "checkbox", id: "public", checked: true });
     const spectators = h("input", { type: "checkbox", id: "spectators", checked: true });
     const delay = h("input", { type: "number", id: "delay", min: 0, max: 100, value: "0", inputmode: "numeric" });
@@ -43,6 +61,7 @@ export class LobbyPage {
     const create = h("form", { class: "card", id: "create-form", "aria-labelledby": "create-title" },
       h("h2", { id: "create-title" }, "Create a table"),
       h("div", { class: "field" }, h("label", { for: "name" }, "Your name"), name),
+      h("div", { class: "field" }, h("label", { for: "mode" }, "Game"), mode, modeHint),
       h("div", { class: "field" }, h("label", { for: "seats" }, "Seats"), seats),
       h("div", { class: "field" }, h("label", { for: "bots" }, "Bots"), bots),
       clock.el,
@@ -55,6 +74,7 @@ export class LobbyPage {
       this.create({
         name: name.value.trim(),
         seats: Number(seats.value),
+        mode: mode.value,
         isPublic: isPublic.checked,
         spectators: spectators.checked,
         delay: Math.max(0, Math.min(100, Number(delay.value) || 0)),
@@ -82,7 +102,7 @@ export class LobbyPage {
       h("div", { class: "lobby" },
         h("section", { class: "intro" },
           h("h1", {}, "Echo Ridge"),
-          h("p", {}, "Someone has been murdered in the city of Echo Ridge. As officers you drive a 5×5 city, arrest mobsters and collect clues on a shared 48-hour time track; in the end each of you secretly accuses one of 16 suspects. Play with friends by sending them a link, fill empty seats with bots, or watch a public table.")),
+          h("p", {}, "Someone has been murdered in the city of Echo Ridge. As officers you drive a 5×5 city, arrest mobsters and collect clues on a shared 48-hour time track; in the end each of you secretly accuses one of 16 suspects, or in the cooperative game the team makes one joint accusation. Play with friends by sending them a link, fill empty seats with bots, or watch a public table.")),
         this.status,
         h("div", { class: "lobby-grid" },
           create,
@@ -153,10 +173,11 @@ export class LobbyPage {
 
   tableList(tables, joinable) {
     return h("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": joinable ? "Tables waiting for players" : "Games being played" }, h("table", { class: "tables" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Table"), h("th", {}, "Players"), h("th", {}, "Seats"), h("th", {}, "Clock"), h("th", {}, "Spectators"), h("th", {}, h("span", { class: "visually-hidden" }, "Actions")))),
+      h("thead", {}, h("tr", {}, h("th", {}, "Table"), h("th", {}, "Game"), h("th", {}, "Players"), h("th", {}, "Seats"), h("th", {}, "Clock"), h("th", {}, "Spectators"), h("th", {}, h("span", { class: "visually-hidden" }, "Actions")))),
       h("tbody", {}, tables.map((t) => h("tr", { "data-table": t.table, "data-status": t.status || "waiting" },
         h("td", {}, h("span", { class: "table-id" }, t.table), h("br"),
           h("small", { class: "muted" }, `created ${new Date(t.created).toLocaleTimeString()}`)),
+        h("td", { class: "mode", "data-mode": modeOf(t) }, modeOf(t)),
         h("td", { class: "players" }, (t.players || []).map((p, i) => [i ? ", " : "", p.bot ? `${p.name} (bot)` : String(p.name)])),
         h("td", {}, `${t.taken} of ${t.seats}`),
         h("td", { class: "clock-words", "data-clock-preset": t.clock ? t.clock.preset : "" }, t.clock ? clockWords(t.clock) : "—"),
@@ -166,16 +187,21 @@ export class LobbyPage {
           t.spectators ? h("a", { href: `#/watch/${t.table}`, class: "button-link", "data-key": `watch-${t.table}` }, "Watch") : null))))));
   }
 
-  async create({ name, seats, isPublic, spectators, delay, bots, clock }) {
+  async create({ name, seats, mode, isPublic, spectators, delay, bots, clock }) {
     if (!name) {
       this.say("Choose a name first.");
       this.root.querySelector("#name").focus();
       return;
     }
+    if (mode === "cooperative" && seats < 2) {
+      this.say("A cooperative game needs 2 to 4 seats.");
+      this.root.querySelector("#seats").focus();
+      return;
+    }
     store.keepName(name);
     this.say("Creating the table…");
     try {
-      const created = await this.lobby.create(seats, { isPublic, spectators, delay, clock });
+      const created = await this.lobby.create(seats, { isPublic, spectators, delay, clock, mode });
       store.keepOwner(created.table, created.owner);
       const record = await joinTable(this.lobby, created.table, name, {
         seats, public: isPublic, server_seed_commit: created.server_seed_commit,
@@ -189,6 +215,12 @@ export class LobbyPage {
       this.say(`The table could not be created: ${err.message}`);
     }
   }
+}
+
+// A listed table's game (tables[i].mode; a server without modes lists none: competitive).
+function modeOf(t) {
+  if (t.mode) return t.mode;
+  return t.seats === 1 ? "solo" : "competitive";
 }
 
 function howToPlay() {

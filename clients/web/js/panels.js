@@ -1,13 +1,15 @@
 // The panels beside the board: each officer's mat, the seat's own case file (Force hand,
 // Suspect hand, what it has seen and learnt, the possible murderers), the event slots, the
-// evidence, the result, and after the game the full reveal from the transcript.
+// evidence, the result, and after the game the full reveal from the transcript. What only a
+// co-op game has (roles, the team, the joint accusation) is drawn by coop.js.
 
 import {
-  ABILITIES, EVENTS, EVIDENCE_CLUE, EVIDENCE_ORDER, FORCE, REWARDS, SUSPECT_IDS,
-  candidates, capitalize, forceName, isNight, suspectName,
+  ABILITIES, EVENTS, EVIDENCE_CLUE, EVIDENCE_ORDER, REWARDS, SUSPECT_IDS,
+  candidates, capitalize, forceEffect, forceName, isNight, suspectName,
   suspectTrait,
 } from "./data.js";
-import { at, innocents, mySeat, who } from "./describe.js";
+import { isCoop, roleChips, roleRows, teamResult } from "./coop.js";
+import { at, faceUpBy, innocents, mySeat, who } from "./describe.js";
 import { h } from "./dom.js";
 import { seatName } from "./logtext.js";
 import { MOBSTER_LETTER } from "./board.js";
@@ -42,9 +44,10 @@ export function verifiedMark(ok, what = "checked against the commitment publishe
 export function officers(view, presence = null) {
   const me = mySeat(view);
   const turn = view.turn || {};
+  const coop = isCoop(view);
   return h("div", { class: "officers" },
     (view.players || []).map((p) => {
-      const arrests = ["red", "blue", "gray"].map((colour) =>
+      const arrests = coop ? "none in co-op (arrested mobsters go back to the bag)" : ["red", "blue", "gray"].map((colour) =>
         p.arrests.includes(colour)
           ? mobsterChip(colour)
           : h("span", { class: "mob-chip empty", title: `${colour} arrest spot empty` }, "·"));
@@ -59,13 +62,15 @@ export function officers(view, presence = null) {
       return h("section", {
         class: `mat seat-border-${p.seat}${active ? " active" : ""}${p.ended ? " ended" : ""}`,
         "data-seat": p.seat,
+        "data-officer-role": p.role || null,
         "aria-label": `Officer P${p.seat + 1} ${seatName(view.players, p.seat)}${p.seat === me ? " (you)" : ""}`,
       },
-      h("header", {}, presenceDot(presence, p.seat, p), seatBadge(p.seat, me, view.players),
+      h("header", {}, presenceDot(presence, p.seat, p), seatBadge(p.seat, me, view.players), roleChips(view, p),
         active ? h("span", { class: "pill" }, "playing") : null,
         p.ended ? h("span", { class: "pill muted" }, "ended") : null,
         p.accused ? h("span", { class: "pill" }, "accused") : null),
       h("dl", {},
+        roleRows(view, p),
         h("dt", {}, "Ability"), h("dd", { title: ability[1] }, `${ability[0]}`, h("small", {}, ` — ${ability[1]}`)),
         h("dt", {}, "Time"), h("dd", {}, `space ${p.space} (${isNight(p.space) ? "night" : "day"})`),
         h("dt", {}, "Badge"), h("dd", { "data-badge": p.badge }, `${p.badge} / 10`),
@@ -74,7 +79,7 @@ export function officers(view, presence = null) {
         h("dt", {}, "Holding"), h("dd", {}, p.holding ? mobsterChip(p.holding) : "empty"),
         h("dt", {}, "Clues"), h("dd", {}, clues.length ? clues : "none"),
         h("dt", {}, "Evidence"), h("dd", {}, p.evidence.length ? p.evidence.map(capitalize).join(", ") : "none"),
-        h("dt", {}, "Hand"), h("dd", {}, `${p.suspects} Suspect${p.suspects === 1 ? "" : "s"}, ${p.force} Force`),
+        h("dt", {}, "Hand"), h("dd", {}, `${p.suspects} Suspect${p.suspects === 1 ? "" : "s"}, ${p.force} Force${coop && view.coop.shared_force ? " (the shared hand)" : ""}`),
         p.ability === "night_shift" ? [h("dt", {}, "Night Shift"), h("dd", {}, `${p.night_shift_left} left`)] : null));
     }));
 }
@@ -87,10 +92,11 @@ export function caseFile(view, verifier) {
     return h("p", { class: "muted" }, "Spectating: hands and private knowledge are hidden.");
   }
   const traits = you.traits || {};
+  const coop = isCoop(view);
   const innocent = innocents(view);
   const possible = new Set(candidates(innocent, traits));
   const force = (you.force || []).map((card) =>
-    h("li", {}, h("strong", {}, forceName(card)), h("small", {}, ` — ${(FORCE[card] || ["", ""])[1]}`)));
+    h("li", {}, h("strong", {}, forceName(card)), h("small", {}, ` — ${forceEffect(card, coop)}`)));
   const shown = (you.shown || []).map(([looker, card]) => h("li", {}, `${who(looker, you.seat, view.players)} saw your ${card} ${suspectName(card)}`));
   const traitItems = EVIDENCE_ORDER.filter((e) => e in traits).map((e) =>
     h("li", { "data-trait": e }, `${capitalize(e)}: `, h("strong", {}, traits[e]), verifiedMark(verifier && verifier.trait(e))));
@@ -101,8 +107,10 @@ export function caseFile(view, verifier) {
   const rows = SUSPECT_IDS.map((id) => {
     let state = "possible";
     let note = "possible";
+    const holder = coop ? faceUpBy(view, id) : null;
     if ((you.suspects || []).includes(id)) [state, note] = ["owned", "in your hand"];
     else if ((you.seen || []).includes(id)) [state, note] = ["seen", "seen"];
+    else if (holder !== null) [state, note] = ["seen", `face up: ${who(holder, you.seat, view.players)}`];
     else if (!possible.has(id)) {
       const e = Object.keys(traits).find((k) => suspectTrait(id, k) !== traits[k]);
       [state, note] = ["ruled-out", `not ${short[traits[e]] || traits[e]}`];
@@ -120,12 +128,16 @@ export function caseFile(view, verifier) {
     h("thead", {}, h("tr", {}, h("th", {}, "Suspect"), EVIDENCE_ORDER.map((e) => h("th", {}, capitalize(e))), h("th", {}, ""))),
     h("tbody", {}, rows));
   return h("div", { class: "case-file" },
-    h("h3", {}, "Force hand"), force.length ? h("ul", { class: "plain" }, force) : h("p", { class: "muted" }, "No Force cards."),
-    h("h3", {}, "Murderer's traits you know"), traitItems.length ? h("ul", { class: "plain" }, traitItems) : h("p", { class: "muted" }, "None yet: solve evidence to learn one."),
-    tokens.length ? [h("h3", {}, "Face-down tokens you know"), h("ul", { class: "plain" }, tokens)] : null,
+    h("h3", {}, coop && view.coop.shared_force ? "Force hand (shared with your teammate)" : "Force hand"),
+    force.length ? h("ul", { class: "plain" }, force) : h("p", { class: "muted" }, "No Force cards."),
+    h("h3", {}, coop ? "Murderer's traits the team knows" : "Murderer's traits you know"),
+    traitItems.length ? h("ul", { class: "plain" }, traitItems) : h("p", { class: "muted" }, "None yet: solve evidence to learn one."),
+    tokens.length && !coop ? [h("h3", {}, "Face-down tokens you know"), h("ul", { class: "plain" }, tokens)] : null,
     shown.length ? [h("h3", {}, "Your cards others saw"), h("ul", { class: "plain muted" }, shown)] : null,
     h("h3", {}, `Suspects: ${(you.suspects || []).length} in your hand, ${(you.seen || []).length} seen, ${possible.size} possible`),
-    h("p", { class: "muted small" }, "Every card you hold or have seen is innocent. The murderer is never in any hand."),
+    h("p", { class: "muted small" }, coop
+      ? "Every card the team holds face up is innocent. The murderer is never in any hand."
+      : "Every card you hold or have seen is innocent. The murderer is never in any hand."),
     h("div", { class: "notebook-wrap", tabindex: 0, role: "region", "aria-label": "Suspect notebook (scrolls sideways)" }, notebook),
     you.accusation ? h("p", {}, "Your accusation: ", h("strong", {}, `${you.accusation} ${suspectName(you.accusation)}`)) : null);
 }
@@ -154,19 +166,22 @@ export function eventSlots(view) {
 export function evidence(view, verifier) {
   const me = mySeat(view);
   const traits = (view.you && view.you.traits) || {};
+  const coop = isCoop(view);
+  const known = (e) => (e.trait !== null && e.trait !== undefined ? e.trait : traits[e.evidence]);
   const bag = view.bag || {};
   const sus = view.suspects || {};
   const force = view.force || {};
   return h("div", { class: "evidence" },
     h("table", {},
-      h("thead", {}, h("tr", {}, h("th", {}, "Evidence"), h("th", {}, "Clues"), h("th", {}, "Solved by"), h("th", {}, "You know"))),
+      h("thead", {}, h("tr", {}, h("th", {}, "Evidence"), h("th", {}, "Clues"), h("th", {}, "Solved by"), h("th", {}, coop ? "Trait (shown to all)" : "You know"))),
       h("tbody", {}, (view.evidence || []).map((e) => h("tr", { "data-evidence": e.evidence },
         h("th", { scope: "row" }, capitalize(e.evidence), h("small", {}, ` ${EVIDENCE_CLUE[e.evidence] || ""}`)),
         h("td", {}, h("meter", { min: 0, max: e.needed, value: Math.min(e.clues, e.needed), "aria-label": `${e.clues} of ${e.needed}` }), ` ${e.clues}/${e.needed}`),
         h("td", {}, e.holder === null || e.holder === undefined ? "—" : who(e.holder, me, view.players)),
-        h("td", {}, e.evidence in traits ? [traits[e.evidence], verifiedMark(verifier && verifier.trait(e.evidence))] : "—"))))),
+        h("td", {}, known(e) ? [known(e), verifiedMark(verifier && verifier.trait(e.evidence))] : "—"))))),
     h("p", { class: "small" },
       "Bag: ", ["red", "blue", "gray"].map((c) => [mobsterChip(c, "small"), ` ${bag[c] ?? 0} `]),
+      coop && view.coop.removed ? ` (out of the game: ${["red", "blue", "gray"].filter((c) => view.coop.removed[c]).map((c) => `${view.coop.removed[c]} ${c}`).join(", ") || "none"})` : "",
       ` · Suspect deck ${sus.deck ?? 0} (out of the game ${sus.out_of_game ?? 0})`,
       ` · Force deck ${force.deck ?? 0}, discard ${(force.discard || []).length}`,
       (force.pool || []).length ? ` · Pool: ${force.pool.map(forceName).join(", ")}` : ""),
@@ -184,10 +199,15 @@ export function resultPanel(view) {
   const me = mySeat(view);
   const winners = r.winners || [];
   const murderer = r.murderer;
+  const said = h("p", { class: "murderer" }, "The murderer was ", h("strong", {}, `${murderer} ${suspectName(murderer)}`),
+    murderer ? h("small", {}, ` (${EVIDENCE_ORDER.map((e) => suspectTrait(murderer, e)).join(" · ")})`) : null);
+  if (isCoop(view)) {
+    return h("section", { class: "result", "aria-labelledby": "result-title", "data-murderer": murderer || "", "data-mode": "cooperative" },
+      h("h2", { id: "result-title" }, "Game over"), said, teamResult(view));
+  }
   return h("section", { class: "result", "aria-labelledby": "result-title", "data-murderer": murderer || "" },
     h("h2", { id: "result-title" }, "Game over"),
-    h("p", { class: "murderer" }, "The murderer was ", h("strong", {}, `${murderer} ${suspectName(murderer)}`),
-      murderer ? h("small", {}, ` (${EVIDENCE_ORDER.map((e) => suspectTrait(murderer, e)).join(" · ")})`) : null),
+    said,
     h("ul", { class: "plain accusations" }, (r.accusations || []).map((accused, seat) => {
       const right = accused === murderer;
       return h("li", { "data-seat": seat }, seatBadge(seat, me, view.players), " accused ",

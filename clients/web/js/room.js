@@ -1,5 +1,5 @@
 // The waiting room of a table not started yet: the invite link, the seats and who sits in them
-// (lobby `list_tables` with `table`, polled while waiting), its clock, bots, start, leave; for
+// (lobby `list_tables` with `table`, polled while waiting), its game and clock, bots, start, leave; for
 // the table's creator (this browser kept created.owner) removing a player and closing the
 // table (SPEC.md §4.4). What it shows is rewritten only when its text changes, so its live
 // regions speak only of real changes.
@@ -88,7 +88,9 @@ export class WaitingRoom {
       text = "Looking up the seats…";
     }
     if (this.count.textContent !== text) this.count.textContent = text;
-    const clock = info && info.clock ? `Clock: ${clockWords(info.clock)}.` : "";
+    const coop = info && info.mode === "cooperative"
+      ? "Cooperative game: the roles are drawn when the game starts. " : "";
+    const clock = `${coop}${info && info.clock ? `Clock: ${clockWords(info.clock)}.` : ""}`;
     if (this.clock.textContent !== clock) this.clock.textContent = clock;
     const presence = page.session && page.session.presence;
     const me = page.record ? page.record.seat : null;

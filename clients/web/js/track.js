@@ -1,34 +1,41 @@
 // The time track 0-48 (rules.md §2, §4.1) as SVG: day and night spaces, the red Event Lines
 // (dimmed once crossed), the end zone 43-48, and each space's stack of trackers (the top of a
-// stack plays first).
+// stack plays first). In co-op (§14) the track goes on to 49, the Out-of-Time Marker's first
+// space: the marker is drawn under its space, the spaces from it on are out of time, and the
+// end zone runs from 43 to the hour cap.
 
 import { s } from "./dom.js";
 import { EVENT_LINES, HOURS, isNight } from "./data.js";
 import { seatName } from "./logtext.js";
+import { isCoop, markerWords } from "./coop.js";
 
 const CW = 26;
 const CH = 26;
 const STACK = 15;
-const ROWS = [[0, 24], [25, HOURS]];
 
 export function renderTrack(view, { me = null } = {}) {
   const track = view.track || {};
   const crossed = new Set(track.crossed || []);
   const players = view.players || [];
   const on = new Map((track.stacks || []).map((st) => [st.space, st.seats]));
+  const coop = isCoop(view);
+  const marker = coop ? view.coop.marker : null;
+  const cap = coop ? view.coop.cap : HOURS;
+  const rows = [[0, 24], [25, coop ? HOURS + 1 : HOURS]];
   const rowHeight = CH + STACK * 4 + 24;
   const svg = s("svg", {
-    viewBox: `0 0 ${25 * CW + 12} ${ROWS.length * rowHeight + 4}`,
+    viewBox: `0 0 ${25 * CW + 12} ${rows.length * rowHeight + 4}`,
     class: "track",
     role: "img",
-    "aria-label": trackWords(track, players, me),
+    "aria-label": trackWords(track, players, me) + (coop ? ` ${markerWords(view)}` : ""),
   });
-  ROWS.forEach(([first, last], rowIndex) => {
+  rows.forEach(([first, last], rowIndex) => {
     const top = rowIndex * rowHeight + STACK * 4 + 6;
     for (let space = first; space <= last; space++) {
       const x = 6 + (space - first) * CW;
-      const classes = ["space", isNight(space) ? "night" : "day"];
-      if (space >= 43) classes.push("end-zone");
+      const classes = ["space", space > HOURS ? "beyond" : isNight(space) ? "night" : "day"];
+      if (space >= 43 && space <= cap) classes.push("end-zone");
+      if (marker !== null && space >= marker) classes.push("out-of-time");
       const g = s("g", { class: classes.join(" "), "data-space": space },
         s("rect", { x, y: top, width: CW - 2, height: CH, rx: 3 }),
         s("text", { x: x + (CW - 2) / 2, y: top + 17, "text-anchor": "middle" }, String(space)));
@@ -42,6 +49,12 @@ export function renderTrack(view, { me = null } = {}) {
           s("circle", { cx: x + (CW - 2) / 2, cy, r: 7 }),
           s("text", { x: x + (CW - 2) / 2, y: cy + 3.8, "text-anchor": "middle" }, String(seat + 1))));
       });
+      if (space === marker) {
+        svg.append(s("g", { class: "marker", "data-marker": space },
+          s("rect", { x, y: top + CH + 3, width: CW - 2, height: 14, rx: 2 }),
+          s("text", { x: x + (CW - 2) / 2, y: top + CH + 13, "text-anchor": "middle" }, "OUT"),
+          s("title", {}, `Out-of-Time Marker on ${space}: the hour cap is ${cap}`)));
+      }
       if (EVENT_LINES.includes(space)) {
         const lx = x + CW - 1;
         svg.append(s("line", {

@@ -64,7 +64,7 @@ export const TurnMethods = {
         this.autoOpened = false;
       }
       const labels = legal.map((c) => describe(c, view));
-      this.patch(dialog, [state, legal, you.decision, labels, ctx.busy, this.choice, view.you.traits], () => [
+      this.patch(dialog, [state, legal, you.decision, labels, ctx.busy, this.choice, view.you.traits, view.you.team, view.players], () => [
         decisionBody(view, legal, ctx),
         h("div", { class: "buttons dialog-foot" },
           h("button", { type: "button", class: "small", "data-key": "dialog-hide", onclick: () => dialog.close() }, "Look at the board first"))]);

@@ -1,0 +1,64 @@
+// The table page's layout: the top bar, the board, the time track and its legend, the officers,
+// the log; beside them the prompt and controls, the players' clocks, the case file, the team
+// (co-op), the event slots, the evidence and the chat; the decision dialog. Built once per
+// session; tabledraw.js fills the parts in.
+
+import { h, replace } from "./dom.js";
+
+export function buildLayout(page) {
+  const el = {
+    top: h("div", { class: "topbar" }),
+    alarm: h("div", { class: "alarm", role: "alert", hidden: true }),
+    room: page.room.el,
+    result: page.end.el,
+    board: h("div", { class: "board-wrap" }),
+    track: h("div", { class: "track-wrap", "aria-label": "Time track" }),
+    trackCoop: h("p", { class: "legend small", id: "track-coop", hidden: true },
+      h("span", { class: "swatch marker" }), " Out-of-Time Marker (co-op): the spaces from it on are out of time, the hour cap is the space before it, and the end zone runs from 43 to the cap"),
+    prompt: h("p", { class: "prompt", id: "prompt", role: "status", "aria-live": "polite", tabindex: -1 }),
+    turnAlert: h("div", { class: "visually-hidden", id: "turn-alert", "aria-live": "assertive", "aria-atomic": "true" }),
+    controls: h("div", { class: "controls", id: "controls" }),
+    seatControls: h("div", { class: "controls", id: "seat-controls" }),
+    seats: h("div", { id: "seat-clocks" }),
+    notice: h("p", { class: "notice", role: "status" }),
+    clock: h("p", { class: "clock", "data-clock": "", hidden: true }),
+    caseFile: h("div", {}),
+    team: h("div", { id: "team" }),
+    officers: h("div", {}),
+    events: h("div", {}),
+    evidence: h("div", {}),
+    dialog: h("dialog", { id: "decision", "aria-labelledby": "decision-title" }),
+  };
+  const e = el;
+  const game = h("div", { class: "game", id: "game", "data-table": page.table, "data-role": page.spectate ? "spectator" : "seat" },
+    e.top, e.alarm, e.room, e.result,
+    h("div", { class: "layout" },
+      h("div", { class: "col-board" },
+        h("section", { class: "panel board-panel", "aria-label": "The city" }, e.board),
+        h("section", { class: "panel track-panel" }, h("h2", {}, "Time track"), e.track,
+          h("p", { class: "legend small" },
+            h("span", { class: "swatch day" }), " day ", h("span", { class: "swatch night" }), " night ",
+            h("span", { class: "swatch line" }), " event line (faded once crossed) ",
+            h("span", { class: "swatch end" }), " end zone 43–48 · the top of a stack plays first"),
+          e.trackCoop),
+        h("section", { class: "panel officers-panel" }, h("h2", {}, "Officers"), e.officers),
+        page.logPanel.el),
+      h("div", { class: "col-side" },
+        h("section", { class: "panel action-panel", "aria-labelledby": "prompt" }, e.prompt, e.clock, e.notice, e.controls, e.seatControls),
+        h("section", { class: "panel seats-panel", "aria-labelledby": "seats-title" }, h("h2", { id: "seats-title" }, "Players and clocks"), e.seats),
+        page.spectate ? null : h("section", { class: "panel case-panel" }, h("h2", {}, "Your case file"), e.caseFile),
+        h("section", { class: "panel team-panel", "aria-labelledby": "team-title", hidden: true }, h("h2", { id: "team-title" }, "The team"), e.team),
+        h("section", { class: "panel events-panel" }, h("h2", {}, "Event slots"), e.events),
+        h("section", { class: "panel evidence-panel" }, h("h2", {}, "Evidence"), e.evidence),
+        page.chatPanel.el)),
+    h("p", { class: "legend small" }, "Mobsters: ", h("span", { class: "mob-chip mobster-red" }, "R"), " red (striped) ",
+      h("span", { class: "mob-chip mobster-blue" }, "B"), " blue (dotted) ",
+      h("span", { class: "mob-chip mobster-gray" }, "G"), " gray (grid) · tokens: S Search, K Stakeout (? face down), I Informant, W Witness, ◆ event token of slot n, P1–P4 cars"),
+    e.dialog, e.turnAlert);
+  e.dialog.addEventListener("close", () => page.schedule());
+  game.addEventListener("focusin", (event) => {
+    page.focusKey = event.target && event.target.dataset ? event.target.dataset.key || event.target.id || null : null;
+  });
+  replace(page.root, game);
+  return { el, game };
+}
