@@ -156,6 +156,12 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument("--players", type=int, default=4, choices=range(1, 5))
     sim.add_argument("--seed", type=int, default=0)
     sim.add_argument(
+        "--mode",
+        choices=("competitive", "coop", "cooperative"),
+        default="competitive",
+        help="competitive (1 player: solo) or coop, rules.md §14 (2-4 players)",
+    )
+    sim.add_argument(
         "--transcripts", metavar="DIR", help="write each finished game's public transcript here"
     )
 
@@ -278,11 +284,14 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.games < 0:
             parser.error("--games must not be negative")
+        mode = "cooperative" if args.mode in ("coop", "cooperative") else "competitive"
+        if mode == "cooperative" and not 2 <= args.players <= 4:
+            parser.error("--mode coop needs 2 to 4 --players")
         out = None
         if args.transcripts:
             out = Path(args.transcripts)
             out.mkdir(parents=True, exist_ok=True)
-        report = simulate(args.games, args.players, args.seed, out)
+        report = simulate(args.games, args.players, args.seed, out, mode)
         print(json.dumps(report, sort_keys=True))
         return 0 if report["errors"] == 0 and report["finished"] == report["games"] else 1
     if args.command == "verify":

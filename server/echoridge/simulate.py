@@ -1,6 +1,10 @@
 """``echo-ridge simulate``: play many games in-process with seats that pick uniformly among their
 legal actions, and report what happened as one JSON line.
 
+``mode`` is ``"competitive"`` (the default; one player is Solo) or ``"cooperative"`` (rules.md
+§14, 2-4 players).  The report gives the mode and the win rate of random play: the share of
+games that anybody won (in co-op, the team, whose ``winners`` is then every seat).
+
 Everything is deterministic: the game seed and the seats' choices both come from HMAC draws keyed
 by the ``--seed`` argument, so the same arguments give the same digest on every machine.
 """
@@ -25,6 +29,16 @@ from echoridge.transcript import Recorder
 from echoridge_protocol import fairness
 
 MAX_COMMANDS = 20_000  # a game that has not ended by then counts as failed
+COMPETITIVE, COOPERATIVE = "competitive", "cooperative"
+MODES = (COMPETITIVE, COOPERATIVE)
+
+
+def start_command(players: int, mode: str = COMPETITIVE) -> StartGame:
+    """The game's first command.  A competitive game starts as it always has (no mode given),
+    so its events, states and digests are those of the games before co-op existed."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
+    return StartGame(players) if mode == COMPETITIVE else StartGame(players, mode=mode)
 
 
 def game_seed(seed: int, game: int) -> bytes:
@@ -73,13 +87,13 @@ class Game:
 
 
 def play_random(
-    players: int, seed: bytes, table: str = "sim"
+    players: int, seed: bytes, table: str = "sim", mode: str = COMPETITIVE
 ) -> Iterator[tuple[Command, list[Event], State]]:
     """Yield (command, events, state after) for one game of uniformly random legal commands."""
     rng = Rng(seed, table)
     chooser = Rng(hashlib.sha256(b"seats" + seed).digest(), table)
     state = State()
-    cmd: Command = StartGame(players)
+    cmd: Command = start_command(players, mode)
     n = 0
     while True:
         events = decide(state, cmd, rng)
@@ -97,14 +111,19 @@ def play_random(
 
 
 def simulate(
-    games: int, players: int, seed: int, transcripts: Path | None = None
+    games: int,
+    players: int,
+    seed: int,
+    transcripts: Path | None = None,
+    mode: str = COMPETITIVE,
 ) -> dict[str, Any]:
-    """Play ``games`` random games; with ``transcripts``, write each finished game's public
-    transcript there as ``<table>.json``."""
+    """Play ``games`` random games of ``mode``; with ``transcripts``, write each finished game's
+    public transcript there as ``<table>.json``."""
+    start_command(players, mode)  # an unknown mode fails here, not once per game
     started = time.perf_counter()
     winners: Counter[str] = Counter()
     total = hashlib.sha256()
-    finished = errors = commands = events = 0
+    finished = errors = commands = events = won = 0
     first_error: str | None = None
     for g in range(games):
         state = State()
@@ -113,7 +132,7 @@ def simulate(
             Recorder(seeds.table, seeds.server_seed, seeds.client_seeds) if transcripts else None
         )
         try:
-            steps = play_random(players, seeds.game_seed, seeds.table)
+            steps = play_random(players, seeds.game_seed, seeds.table, mode)
             for n, (cmd, evs, after) in enumerate(steps):
                 commands += 1
                 events += len(evs)
@@ -133,9 +152,11 @@ def simulate(
             finished += 1
             key = ",".join(str(s) for s in state.winners) or "none"
             winners[key] += 1
+            won += bool(state.winners)
         total.update(digest(state).encode())
     report: dict[str, Any] = {
         "games": games,
+        "mode": mode,
         "players": players,
         "seed": seed,
         "finished": finished,
@@ -143,6 +164,7 @@ def simulate(
         "commands": commands,
         "events": events,
         "winners": dict(sorted(winners.items())),
+        "win_rate": round(won / finished, 4) if finished else 0.0,
         "seconds": round(time.perf_counter() - started, 3),
         "digest": total.hexdigest(),
     }
