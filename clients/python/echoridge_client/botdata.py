@@ -1,7 +1,12 @@
 """What the bots know of the game (rules.md), and small helpers over views and commands: the
 client package never imports the server, so the few tables a heuristic needs (the event rewards
-of §11.5, Stakeout values, Search token counts) are copied here; the suspect table is in
-``gamedata``."""
+of §11.5, Stakeout values, Search token counts, the co-op roles of §14) are copied here; the
+suspect table is in ``gamedata``.
+
+The knowledge helpers (``innocents``, ``known_traits``, ``candidates``) read what the seat's view
+shows it, which in a co-op game (§14) is the team's knowledge: every officer's Suspect cards are
+face up (``players[i].face_up``) and every solved evidence's trait is shown (``evidence[i].trait``);
+outside co-op those are empty, so the helpers give a seat's own knowledge."""
 
 from __future__ import annotations
 
@@ -51,6 +56,18 @@ EVENT_REWARDS: Final[dict[str, tuple[str, str | None, int, bool]]] = {
     "E17": ("E", "E", 2, False),
     "E18": ("B", None, 2, False),
 }
+#: §14: the clue actions each co-op role may take, as command types (Bring in for Holding is
+#: ``hold_mobster`` then ``book_mobster``); every role may take every other action.
+ROLE_ACTIONS: Final[dict[str, frozenset[str]]] = {
+    "detective": frozenset({"catch_witness", "search_scene"}),
+    "patrol_cop": frozenset({"catch_informant", "stakeout", "hold_mobster", "book_mobster"}),
+    "analyst": frozenset({"search_scene", "stakeout"}),
+    "forensic_tech": frozenset(
+        {"catch_informant", "catch_witness", "hold_mobster", "book_mobster"}
+    ),
+}
+CLUE_ACTIONS: Final = frozenset(a for actions in ROLE_ACTIONS.values() for a in actions)
+COOPERATIVE: Final = "cooperative"
 NAB_EVENTS: Final = frozenset({"E8", "E11", "E16"})  # resolved by apprehending on a token
 SURCHARGE_TOKEN_EVENTS: Final = frozenset({"E1"})
 SURCHARGE_ROW_EVENTS: Final = frozenset({"E14"})
@@ -65,6 +82,7 @@ FORCE_PREFERENCE: Final = (
 CLUE = 2.0  # a clue towards an unsolved evidence (each contributor gains a Suspect on the solve)
 SOLVE = 4.0  # collecting the final clue: the solver learns the murderer's trait
 BADGE = 1.0  # +1 Badge (tie-breaks)
+COOP_BADGE = 0.4  # co-op: a +1 Badge short of a level, as a share of the level's team draw
 SUSPECT = 2.5  # one more Suspect card seen: one more innocent
 MIN_SCORE = 0.05  # below this value per hour, an action is not worth its hours
 
@@ -76,15 +94,27 @@ def suspect_trait(suspect: str, evidence: str) -> str:
 
 
 def innocents(view: Mapping[str, Any]) -> set[str]:
-    """Suspects the seat holds or has seen: all innocent."""
+    """Suspects the seat holds or has seen, and any officer's face-up cards: all innocent."""
     you = view.get("you") or {}
-    return {str(s) for s in you.get("suspects") or ()} | {str(s) for s in you.get("seen") or ()}
+    out = {str(s) for s in you.get("suspects") or ()} | {str(s) for s in you.get("seen") or ()}
+    for p in view.get("players") or ():
+        if isinstance(p, Mapping):
+            out.update(str(s) for s in p.get("face_up") or ())
+    return out
+
+
+def known_traits(view: Mapping[str, Any]) -> dict[str, str]:
+    """The murderer's traits the seat knows: its own and those shown to everyone (co-op)."""
+    traits = {str(e): str(v) for e, v in ((view.get("you") or {}).get("traits") or {}).items()}
+    for e in view.get("evidence") or ():
+        if isinstance(e, Mapping) and e.get("trait") is not None:
+            traits.setdefault(str(e.get("evidence")), str(e["trait"]))
+    return traits
 
 
 def candidates(view: Mapping[str, Any]) -> list[str]:
     """Suspects consistent with every known trait and not known to be innocent, in id order."""
-    you = view.get("you") or {}
-    traits: Mapping[str, Any] = you.get("traits") or {}
+    traits = known_traits(view)
     out = innocents(view)
     return [
         s

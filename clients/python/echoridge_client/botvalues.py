@@ -1,5 +1,9 @@
 """The greedy bot's estimates: what an action is worth to this seat now (clues, solves, badges,
-Suspects, event rewards) and the odds of a Stakeout or a Search; mixed into ``greedy.Turn``."""
+Suspects, event rewards) and the odds of a Stakeout or a Search; mixed into ``greedy.Turn``.
+
+In co-op (rules.md §14) a badge counts only for the team's Suspect draws at its levels (there is
+no tie-break), an arrest fills no set, a night-only resolve loses its limit and a Suspect gain is
+a draw that needs a card in the deck."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from typing import Any
 from echoridge_client.botdata import (
     BADGE,
     CLUE,
+    COOP_BADGE,
     EVENT_REWARDS,
     EVIDENCE_OF,
     INTERROGATE_LEVELS,
@@ -37,6 +42,7 @@ class Values:
     by_block: dict[Block, dict[str, Any]]
     slots: list[Any]
     evidence: dict[str, dict[str, Any]]
+    coop: dict[str, Any] | None
 
     def can_book_after_hold(self, block: Block) -> bool:  # greedy.Turn's
         raise NotImplementedError
@@ -45,6 +51,9 @@ class Values:
         level = int(self.me.get("badge", 0))
         if level >= 10:
             return 0.0
+        if self.coop is not None:  # the levels give the team a draw; no tie-break in co-op
+            draw = SUSPECT * self.info if self._deck() > 0 else 0.0
+            return draw if level + 1 in INTERROGATE_LEVELS else COOP_BADGE * draw
         bonus = 0.0
         if level + 1 in INTERROGATE_LEVELS:
             others = any(
@@ -87,7 +96,7 @@ class Values:
         if code == "B":
             return self.badge()
         if code == "S":
-            return SUSPECT * self.info
+            return SUSPECT * self.info if self.coop is None or self._deck() > 0 else 0.0
         if code == "I":
             others = any(
                 int(p.get("suspects", 0)) > 0 for p in self.players if p.get("seat") != self.seat
@@ -192,7 +201,9 @@ class Values:
             return 0.6, 2
         if kind == "arrest":
             arrests = set(self.me.get("arrests") or ())
-            if mob and mob not in arrests:
+            if self.coop is not None:  # no arrest spots: only the event tokens it removes
+                value = 0.02
+            elif mob and mob not in arrests:
                 value = self.badge() if len(arrests) == 2 else 0.45 * self.badge()
             else:
                 value = 0.02
@@ -205,7 +216,7 @@ class Values:
             _, _, hours, night_only = EVENT_REWARDS.get(
                 str(active.get("card")), (None, None, 1, False)
             )
-            if night_only and not self.night:
+            if night_only and not self.night and self.coop is None:
                 return 0.0, hours
             return self.resolve_value(slot), hours
         if kind == "call_for_backup":

@@ -1,6 +1,12 @@
 """The greedy bot's turn logic: one decision, from a seat's view and its legal commands
 (answers to the decisions it owes, the accusation, and on its turns the action, or the drive
-and the action, with the best value per hour; ``botvalues`` estimates the values)."""
+and the action, with the best value per hour; ``botvalues`` estimates the values).
+
+In a co-op game (rules.md §14) it reasons with the team's knowledge, which the view shows every
+officer (``botdata.candidates``), and the team accuses as one: every seat names the suspect the
+lead named, or a teammate named, or else the first of the candidates, so the seats agree.  It
+plans with the co-op rules: its role's clue actions only (the engine's ``legal`` has the last
+word), no day or night limits, the hour cap under the Out-of-Time Marker, no arrest sets."""
 
 from __future__ import annotations
 
@@ -8,10 +14,13 @@ import random
 from typing import Any
 
 from echoridge_client.botdata import (
+    CLUE_ACTIONS,
+    COOPERATIVE,
     FORCE_PREFERENCE,
     HOURS,
     HQ,
     MIN_SCORE,
+    ROLE_ACTIONS,
     SURCHARGE_ROW_EVENTS,
     SURCHARGE_TOKEN_EVENTS,
     Block,
@@ -21,6 +30,7 @@ from echoridge_client.botdata import (
     candidates,
     distance,
     innocents,
+    known_traits,
     of_kind,
     suspect_trait,
 )
@@ -41,6 +51,12 @@ class Turn(Values):
         self.players: list[dict[str, Any]] = list(view.get("players") or [])
         self.me: dict[str, Any] = self.players[self.seat] if self.players else {}
         self.candidates = candidates(view)
+        # Co-op (§14): the team's game; the hour cap is the space under the Out-of-Time Marker.
+        coop = view.get("coop") if view.get("mode") == COOPERATIVE else None
+        self.coop: dict[str, Any] | None = coop if isinstance(coop, dict) else None
+        self.cap = int(self.coop.get("cap", HOURS)) if self.coop else HOURS
+        role = self.me.get("role")
+        self.role_actions = ROLE_ACTIONS.get(str(role), CLUE_ACTIONS) if self.coop else None
         # Information is worth little once the murderer is known.
         self.info = 1.0 if len(self.candidates) > 1 else 0.1
         turn = view.get("turn") or {}
@@ -82,7 +98,22 @@ class Turn(Values):
         if not pool:  # cannot happen with a truthful view; still never name a known innocent
             known = innocents(self.view)
             pool = sorted(s for s in options if s not in known) or sorted(options)
+        if self.coop is not None:
+            return options[self.team_choice(pool)]
         return options[self.rng.choice(pool)]
+
+    def team_choice(self, pool: list[str]) -> str:
+        """The team's one accusation: the lead's choice if it is already in and still possible,
+        else a teammate's, else the first candidate (every seat of the team knows the same, so
+        every seat that gets here names the same suspect)."""
+        accusations = list((self.you.get("team") or {}).get("accusations") or ())
+        lead = (self.coop or {}).get("lead")
+        if isinstance(lead, int) and 0 <= lead < len(accusations):
+            accusations.insert(0, accusations[lead])
+        for s in accusations:
+            if s is not None and str(s) in pool:
+                return str(s)
+        return pool[0]
 
     def _unseen_estimate(self, seat: int) -> tuple[int, int]:
         """How promising a look at ``seat`` is: cards it holds minus my looks at it."""
@@ -126,7 +157,7 @@ class Turn(Values):
     def learn_trait(self) -> Command | None:
         """Learn the trait that splits the remaining candidates most evenly."""
         options = of_kind(self.legal, "learn_trait")
-        known = self.you.get("traits") or {}
+        known = known_traits(self.view)
         fresh = [c for c in options if c.get("evidence") not in known] or options
 
         def balance(c: Command) -> int:
@@ -152,7 +183,7 @@ class Turn(Values):
 
     def rest_case(self) -> Command | None:
         space = int(self.me.get("space", 0))
-        rest = space >= 45 or len(self.candidates) <= 1
+        rest = space >= self.cap - 3 or len(self.candidates) <= 1
         for c in of_kind(self.legal, "rest_case"):
             if bool(c.get("rest")) is rest:
                 return c
@@ -201,14 +232,14 @@ class Turn(Values):
     def wait(self) -> Command | None:
         """Nothing worth its hours now: drive to where the other time of day will have work,
         then (or else) take a Coffee Break."""
-        drives = of_kind(self.legal, "drive")
+        drives = of_kind(self.legal, "drive") if self.coop is None else []  # co-op: no night
         if drives:
             here = self.best_at(self._car(), not self.night, 0, ignore_cap=True)[0]
             best: tuple[float, Command] | None = None
             for c in drives:
                 path = [as_block(b) for b in c.get("path") or ()]
                 # the drive, a Coffee Break, then at least a 2 h action must still fit
-                if not path or self.space + self.spent + self.drive_hours(path) + 3 > HOURS:
+                if not path or self.space + self.spent + self.drive_hours(path) + 3 > self.cap:
                     continue
                 value, _ = self.best_at(path[-1], not self.night, 0, ignore_cap=True)
                 score = value / (len(path) + 2)
@@ -242,7 +273,7 @@ class Turn(Values):
         self, block: Block, night: bool, drive: int, ignore_cap: bool = False
     ) -> tuple[float, int]:
         """The best (value, hours) of an action predicted possible on ``block``."""
-        left = HOURS - self.space - self.spent - drive
+        left = self.cap - self.space - self.spent - drive
         best = (0.0, 1)
         for c in self.predicted(block, night):
             value, hours = self.value(c, block)
@@ -251,6 +282,13 @@ class Turn(Values):
             if value / max(hours, 1) > best[0] / max(best[1], 1):
                 best = (value, hours)
         return best
+
+    def may(self, kind: str, at_night: bool, night: bool) -> bool:
+        """Whether this seat may take a clue action of ``kind`` (``at_night``: a night action,
+        else a day one) at that time of day: in co-op, if its role has it, day or night."""
+        if self.role_actions is not None:
+            return kind in self.role_actions
+        return at_night == night
 
     def predicted(self, block: Block, night: bool) -> list[Command]:
         """The actions this seat could take on ``block`` at that time of day (a guess: the
@@ -262,17 +300,21 @@ class Turn(Values):
         clue = info.get("clue") or {}
         if mob:
             out.append({"type": "arrest"})
-            if not night and block[1] in (city.get("informants") or ()):
+            if self.may("catch_informant", False, night) and block[1] in (
+                city.get("informants") or ()
+            ):
                 out.append({"type": "catch_informant"})
-            if night and block[0] in (city.get("witnesses") or ()):
+            if self.may("catch_witness", True, night) and block[0] in (
+                city.get("witnesses") or ()
+            ):
                 out.append({"type": "catch_witness"})
-            if night and not self.me.get("holding"):
+            if self.may("hold_mobster", True, night) and not self.me.get("holding"):
                 out.append({"type": "hold_mobster"})
-        if clue.get("kind") == "search" and not night:
+        if clue.get("kind") == "search" and self.may("search_scene", False, night):
             out.append({"type": "search_scene"})
-        if clue.get("kind") == "stakeout" and night:
+        if clue.get("kind") == "stakeout" and self.may("stakeout", True, night):
             out.extend({"type": "stakeout", "risk": r} for r in range(1, 6))
-        if block == HQ and night and self.me.get("holding"):
+        if block == HQ and self.may("book_mobster", True, night) and self.me.get("holding"):
             out.append({"type": "book_mobster"})
         for slot in info.get("events") or ():
             out.append({"type": "resolve_event", "slot": slot})
@@ -280,10 +322,11 @@ class Turn(Values):
 
     def can_book_after_hold(self, block: Block) -> bool:
         """Whether a mobster held on ``block`` now could still be booked at HQ in time: step 2
-        needs a later turn that begins at night, then the drive to HQ and 2 h."""
+        needs a later turn that begins at night (any turn in co-op), then the drive to HQ and
+        2 h."""
         after = self.space + self.spent + distance(self._car(), block) + 2
-        if after <= 12:
+        if self.coop is None and after <= 12:
             after = 13
-        elif 25 <= after <= 36:
+        elif self.coop is None and 25 <= after <= 36:
             after = 37
-        return after + distance(block, HQ) + 2 <= HOURS
+        return after + distance(block, HQ) + 2 <= self.cap

@@ -10,7 +10,10 @@ map it was given, unchanged.
   it has seen) and known traits, accuses a suspect consistent with all of them, answers
   decisions sensibly, and on its turns takes the action, or the drive to a block and the action
   there, with the best estimated value per hour: clue actions first, then useful arrests and
-  event rewards; a Coffee Break only when nothing useful can be done.
+  event rewards; a Coffee Break only when nothing useful can be done.  In a co-op game (§14)
+  it reasons with the team's knowledge (every officer's face-up Suspect cards, the traits shown
+  to everyone, the tokens any teammate has looked at), plans with its role's actions and the
+  hour cap under the Out-of-Time Marker, and every seat of the team accuses the same suspect.
 
 This module and the bot's parts depend on nothing but the standard library (the client package
 must not import the server): the game data the bot needs is in ``botdata`` (and ``gamedata``),
