@@ -18,12 +18,19 @@ def viewers(players: int) -> list[Viewer]:
     return [SPECTATOR, *(Seat(s) for s in range(players))]
 
 
-@pytest.mark.parametrize(("players", "game"), [(1, 0), (2, 1), (3, 2), (4, 3), (4, 4)])
-def test_cached_views_are_the_uncached_views(players: int, game: int) -> None:
+@pytest.mark.parametrize(
+    ("players", "game", "mode"),
+    [(1, 0, "competitive"), (2, 1, "competitive"), (3, 2, "competitive"), (4, 3, "competitive"),
+     (4, 4, "competitive"), (2, 5, "cooperative"), (2, 8, "cooperative"), (3, 6, "cooperative"),
+     (4, 7, "cooperative")],
+)
+def test_cached_views_are_the_uncached_views(players: int, game: int, mode: str) -> None:
+    """Co-op included: a player's entry and ``you`` follow the team's shared Force hand and the
+    team's knowledge (a stale shared-hand count once broke 2-seat co-op transcripts)."""
     cache = ViewCache()
     before: dict[Viewer, Any] = {}
     steps = 0
-    for _, _, state in play_random(players, game_seed(99, game)):
+    for _, _, state in play_random(players, game_seed(99, game), mode=mode):
         steps += 1
         for viewer in viewers(players) if state.status is not Status.NEW else [SPECTATOR]:
             cached = view(state, viewer, cache)

@@ -118,16 +118,7 @@ def test_coop_digest_is_the_same_in_other_processes() -> None:
     assert json.loads(a.stdout)["digest"] == simulate(3, 4, 9, mode="cooperative")["digest"]
 
 
-# Two officers share one Force hand; the view cache (rules/viewcache.py) keeps each player's
-# cached entry when that hand changes, so the recorded public view shows a stale ``force`` count
-# (table_seeds(3, 1, 2): players[i].force stays 0 after seat 0's Call for Backup gains a card)
-# and the transcript does not replay.  Strict: this fails once the cache is fixed.
-SHARED_FORCE_CACHE = pytest.mark.xfail(
-    reason="view cache: players[i].force stale with the shared Force hand", strict=True
-)
-
-
-@pytest.mark.parametrize("players", [pytest.param(2, marks=SHARED_FORCE_CACHE), 3, 4])
+@pytest.mark.parametrize("players", [2, 3, 4])
 def test_coop_transcripts_verify(tmp_path: Path, players: int) -> None:
     report = simulate(2, players, 3, transcripts=tmp_path, mode="cooperative")
     assert report["finished"] == 2 and report["errors"] == 0, report.get("first_error")

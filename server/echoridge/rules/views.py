@@ -157,7 +157,7 @@ def _public_sections(state: State, cache: ViewCache) -> dict[str, Any]:
         "players": [
             cache.memo(
                 ("player", p.seat),
-                (p, state.tokens, state.solved, state.votes),
+                (p, state.tokens, state.solved, state.votes, state.team_force),
                 lambda seat=p.seat: cache.intern(("player", seat), _player(state, seat)),
             )
             for p in state.players
