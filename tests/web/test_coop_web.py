@@ -219,6 +219,7 @@ def test_a_coop_game_with_a_bot_to_the_joint_accusation(
         if decision and decision["kind"] == "accusation" and not dialog_checked:
             dialog_checked = True
             assert_dialog_shows_the_team(ann, view)
+            ann.page.screenshot(path=str(screenshots / "coop-accusation.png"))
             if find_spec("axe_playwright_python"):
                 assert_accessible(ann.page, "the joint accusation dialog")
         cmd = play_turn(ann, drove)
