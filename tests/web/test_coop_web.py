@@ -251,6 +251,9 @@ def test_a_coop_game_with_a_bot_to_the_joint_accusation(
             "data-team-result", "won" if won else "lost"
         )
         expect(panel.locator(".accusations li")).to_have_count(2)
+    # the page checks the co-op game's transcript (commitments, salts, seeds, every draw)
+    verify = ann.page.locator(".verify")
+    expect(verify).to_have_attribute("data-verified", "ok", timeout=30_000)
     ann.page.screenshot(path=str(screenshots / "coop-game-over.png"), full_page=True)
 
     # Both logs word every entry as the terminal client does; the co-op entries are there.
