@@ -148,7 +148,7 @@ def _told(state: State, e: ev.Event) -> Told | None:
             others = _plain(e)
             trait = SUSPECTS[state.murderer].trait(evidence)
             whole = {**others, "trait": trait, "proof": trait_label(evidence)}
-            return _private(whole, others, seat)
+            return _private(whole, others, *_team(state, seat))
         case ev.SuspectDrawn(seat=seat):
             if coop(state):
                 return Told(_plain(e))  # co-op: every draw is made face up (§14)
