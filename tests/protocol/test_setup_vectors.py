@@ -40,6 +40,10 @@ NON_HQ = tuple(b for b in BLOCKS if b != HQ)
 SEARCH = (1, 1, 1, 1, 0, 0)  # success x4, failure x2
 STAKEOUT = (1, 2, 3, 3, 4, 5)
 COLORS = ("red", "blue", "gray")
+# The co-op game (R7 without these two, R14, the mobsters out of the game by player count).
+COOP_LEFT_OUT = ("night_shift", "good_cop")
+ROLES = ("detective", "patrol_cop", "analyst", "forensic_tech")
+COOP_REMOVED = {2: (0, 0, 1), 3: (1, 1, 1), 4: (2, 2, 2)}
 
 
 @dataclass
@@ -73,8 +77,8 @@ class Draws:
         return items[self.draw(len(items))]
 
 
-def reference_setup(seed: bytes, table: str, players: int) -> dict[str, Any]:
-    """SPEC.md §10.1, step by step."""
+def reference_setup(seed: bytes, table: str, players: int, coop: bool = False) -> dict[str, Any]:
+    """SPEC.md §10.1, step by step (``coop``: a co-op game's)."""
     d = Draws(seed, table)
     names = d.shuffle(BLOCK_NAMES)  # R1
     layout = [*names[:12], "Police HQ", *names[12:]]
@@ -86,9 +90,11 @@ def reference_setup(seed: bytes, table: str, players: int) -> dict[str, Any]:
     deck = d.shuffle([s for s in SUSPECTS if s != murderer])  # R4
     events = d.shuffle(EVENTS)  # R5
     force = d.shuffle(FORCE_CARDS)  # R6
-    abilities = d.sample(ABILITIES, players)  # R7
+    dealt = [a for a in ABILITIES if not (coop and a in COOP_LEFT_OUT)]
+    abilities = d.sample(dealt, players)  # R7
     order = d.shuffle(range(players))  # R8
-    bag = [5, 5, 5]
+    roles = d.shuffle(ROLES[:players]) if coop else []  # R14
+    bag = [5 - n for n in COOP_REMOVED[players]] if coop else [5, 5, 5]
     mobsters: dict[tuple[int, int], str] = {}
     placed = []
     for _ in range(3):
@@ -111,6 +117,7 @@ def reference_setup(seed: bytes, table: str, players: int) -> dict[str, Any]:
         "force_deck": force,
         "abilities": abilities,
         "order": order,
+        "roles": roles,
         "mobsters": placed,
     }
 
@@ -244,17 +251,38 @@ def test_the_reference_setup_gives_the_spec_vectors() -> None:
     assert fairness.commit("murderer", "S02", salt).hex() == VECTOR["murderer_commit"]
 
 
+COOP_VECTOR = {  # the same seed and table, 3 players, co-op
+    "count": 91,
+    "abilities": ["radio_ace", "lab_partner", "sharp_eyes"],
+    "order": [1, 0, 2],
+    "roles": ["patrol_cop", "analyst", "detective"],
+    "mobsters": [((3, 4), "blue"), ((1, 4), "red"), ((1, 1), "red")],
+}
+
+
+def test_the_reference_coop_setup_gives_the_spec_vector() -> None:
+    setup = reference_setup(SEED, TABLE, 3, coop=True)
+    assert len(setup["draws"]) == COOP_VECTOR["count"]
+    for key in ("abilities", "order", "roles", "mobsters"):
+        assert setup[key] == COOP_VECTOR[key], key
+    plain = reference_setup(SEED, TABLE, 3)
+    assert setup["murderer"] == plain["murderer"] and setup["layout"] == plain["layout"]
+
+
 def test_the_game_seed_vector() -> None:
     seed = fairness.game_seed(SEED, TABLE, [bytes([0xAA]) * 16, bytes([0xBB]) * 16])
     assert seed.hex() == "c2cf09d14309d28986c89f1dcf8ae823d9f7f586a5c74738c3b851a9638ed014"
 
 
-def _engine_start(seed: bytes, table: str, players: int) -> tuple[Any, list[Any], list[Any]]:
+def _engine_start(
+    seed: bytes, table: str, players: int, coop: bool = False
+) -> tuple[Any, list[Any], list[Any]]:
     from echoridge.rules import Rng, State, decide
     from echoridge.rules.commands import StartGame
     from echoridge.rules.events import Drawn, GameStarted, MobsterPlaced
 
-    events = decide(State(), StartGame(players), Rng(seed, table))
+    start = StartGame(players, mode="cooperative" if coop else "")
+    events = decide(State(), start, Rng(seed, table))
     (started,) = [e for e in events if isinstance(e, GameStarted)]
     draws = [(e.index, e.bound, e.value) for e in events if isinstance(e, Drawn)]
     placed = [(e.block, e.color.value) for e in events if isinstance(e, MobsterPlaced)]
@@ -262,12 +290,16 @@ def _engine_start(seed: bytes, table: str, players: int) -> tuple[Any, list[Any]
 
 
 @pytest.mark.parametrize(
-    ("seed", "table", "players"),
-    [(SEED, TABLE, 2)] + [(bytes([i]) * 32, f"t-{i:03d}", 1 + i % 4) for i in range(1, 13)],
+    ("seed", "table", "players", "coop"),
+    [(SEED, TABLE, 2, False), (SEED, TABLE, 3, True)]
+    + [(bytes([i]) * 32, f"t-{i:03d}", 1 + i % 4, False) for i in range(1, 13)]
+    + [(bytes([i]) * 32, f"t-{i:03d}", 2 + i % 3, True) for i in range(13, 19)],
 )
-def test_the_engine_sets_up_as_the_spec_says(seed: bytes, table: str, players: int) -> None:
-    setup = reference_setup(seed, table, players)
-    started, draws, placed = _engine_start(seed, table, players)
+def test_the_engine_sets_up_as_the_spec_says(
+    seed: bytes, table: str, players: int, coop: bool
+) -> None:
+    setup = reference_setup(seed, table, players, coop)
+    started, draws, placed = _engine_start(seed, table, players, coop)
     assert draws == setup["draws"]
     assert list(started.layout) == setup["layout"]
     assert [(t.block, t.kind.value, t.value) for t in started.tokens] == setup["tokens"]
@@ -277,6 +309,7 @@ def test_the_engine_sets_up_as_the_spec_says(seed: bytes, table: str, players: i
     assert list(started.force_deck) == setup["force_deck"]
     assert list(started.abilities) == setup["abilities"]
     assert list(started.order) == setup["order"]
+    assert list(started.roles) == setup["roles"]
     assert placed == setup["mobsters"]
     salts = dict(started.salts)
     for label, digest in started.commitments:
