@@ -16,8 +16,10 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/echo-ridge serve
 
+# One pytest process per core (at most 4), whole test files to each (module fixtures start
+# servers once); a plain `pytest` runs everything in one process.
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --maxprocesses 4 --dist loadfile
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

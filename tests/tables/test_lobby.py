@@ -4,27 +4,15 @@ passed into the game's start."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
-from echoridge.store import Storage, keys
+from echoridge.store import keys
 from echoridge.tables import Node, Settings
 from echoridge.tables.errors import TableError
 from echoridge.tables.tokens import token_hash
 from echoridge_protocol import codec
 from echoridge_protocol import messages as m
-from tests.conftest import RedisServer
 from tests.tables.test_runner import SUB, Viewer, welcome
-
-
-@pytest.fixture
-async def node(redis_server: RedisServer) -> AsyncIterator[Node]:
-    storage = await Storage.open(redis_server.url)
-    node = Node(storage)
-    yield node
-    await node.close()
-    await storage.close()
 
 
 def table_settings(seats: int, mode: str = "competitive") -> Settings:

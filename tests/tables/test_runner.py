@@ -6,18 +6,13 @@ from __future__ import annotations
 import gc
 import random
 import weakref
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
-
 from echoridge.net.outbox import RESYNC, Outbox
-from echoridge.store import Storage
 from echoridge.tables import SPECTATORS, Node, Settings
 from echoridge.tables.tokens import token_hash
 from echoridge_protocol import codec
 from echoridge_protocol import messages as m
-from tests.conftest import RedisServer
 
 SUB = m.SUBPROTOCOL_MSGPACK
 
@@ -52,15 +47,6 @@ def welcome(
         view=view,
         log=log,
     )
-
-
-@pytest.fixture
-async def node(redis_server: RedisServer) -> AsyncIterator[Node]:
-    storage = await Storage.open(redis_server.url)
-    node = Node(storage)
-    yield node
-    await node.close()
-    await storage.close()
 
 
 async def test_a_stuck_viewer_never_holds_the_table_back(node: Node) -> None:
