@@ -4,7 +4,9 @@
 the spectator view; ``transcript()`` adds the seeds and, after the game, the full reveal.  The
 format is checked without the engine by ``echoridge_protocol.verify.verify_transcript``;
 ``replay`` also runs the commands through the engine and requires every draw, every public view
-(each delta applied) and the final reveal to come out the same.
+(each delta applied) and the final reveal to come out the same.  A transcript recorded before a
+view key was added (SPEC.md §8: keys may be added within v2) lacks it; where the engine's value
+of such a key is nil or empty, as the co-op keys are in every other game, it is not asked for.
 """
 
 from __future__ import annotations
@@ -108,12 +110,31 @@ def replay(transcript: dict[str, Any]) -> Report:
         for e in events:
             state = evolve(state, e)
         now = view(state, SPECTATOR)
-        if diff(apply(public, entry["delta"]), now):  # the same view, whatever ops say it
+        if not _same(apply(public, entry["delta"]), now):  # the same view, whatever ops say it
             return _fail(report, f"{where}: the public view comes out differently")
         public = now
-    if to_plain(view(state, EVERYONE)) != transcript["final"]:
+    if not _same(transcript["final"], to_plain(view(state, EVERYONE))):
         return _fail(report, "the final reveal is not the engine's")
     return report
+
+
+def _same(recorded: Any, engine: Any) -> bool:
+    """Whether a recorded view is the engine's, but for keys the recording lacks where the
+    engine's value is nil or empty (keys added to the view since it was recorded)."""
+    return not diff(recorded, engine) or not diff(recorded, _as_recorded(engine, recorded))
+
+
+def _as_recorded(engine: Any, recorded: Any) -> Any:
+    """``engine`` without the nil or empty map entries that ``recorded`` does not have."""
+    if isinstance(engine, dict) and isinstance(recorded, dict):
+        return {
+            k: _as_recorded(v, recorded[k]) if k in recorded else v
+            for k, v in engine.items()
+            if k in recorded or v not in (None, [], {})
+        }
+    if isinstance(engine, list) and isinstance(recorded, list) and len(engine) == len(recorded):
+        return [_as_recorded(v, r) for v, r in zip(engine, recorded, strict=True)]
+    return engine
 
 
 def _fail(report: Report, problem: str) -> Report:

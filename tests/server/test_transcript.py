@@ -51,6 +51,36 @@ def test_a_delta_saying_the_same_change_with_other_ops_replays(
     assert replay(t).ok
 
 
+COOP_KEYS = {"coop", "role", "face_up", "trait", "team", "team_accusation"}
+
+
+def _before_coop(value: Any) -> Any:
+    """A view as the server recorded it before co-op: without the keys it added."""
+    if isinstance(value, dict):
+        return {k: _before_coop(v) for k, v in value.items() if k not in COOP_KEYS}
+    if isinstance(value, list):
+        return [_before_coop(v) for v in value]
+    return value
+
+
+def test_a_transcript_recorded_before_the_coop_keys_still_replays(
+    transcripts: list[Transcript],
+) -> None:
+    """Keys added to the view later (SPEC.md §8) are nil or empty in a competitive game; a
+    transcript recorded without them still replays, and still fails when it is tampered with."""
+    t = copy.deepcopy(transcripts[1])
+    view = t["initial"]
+    for entry in t["entries"]:
+        view = apply(view, entry["delta"])
+        entry["delta"] = [["set", [], _before_coop(view)]]
+    t["initial"], t["final"] = _before_coop(t["initial"]), _before_coop(t["final"])
+    assert "coop" not in t["final"] and "role" not in t["final"]["players"][0]
+    report = replay(t)
+    assert report.ok, report.problem
+    t["final"]["result"]["winners"] = [9]
+    assert replay(t).problem == "the final reveal is not the engine's"
+
+
 def _flip_token(t: Transcript) -> None:
     proof = next(p for p in t["final"]["secrets"]["proofs"] if p["label"].startswith("token/"))
     other = {"success": "failure", "failure": "success", "1": "5", "2": "4", "3": "1"}
