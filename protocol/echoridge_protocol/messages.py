@@ -125,7 +125,7 @@ SUBPROTOCOL_JSON: Final = "echoridge.v2.json"
 SUBPROTOCOLS: Final = (SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON)
 
 FEATURES: Final = (
-    "lobby", "resume", "spectate", "bots", "transcripts", "clocks", "handover", "chat"
+    "lobby", "resume", "spectate", "bots", "transcripts", "clocks", "handover", "chat", "modes"
 )
 """The feature names v2 defines (SPEC.md §8); a server lists those it offers in ``welcome``."""
 

@@ -33,7 +33,7 @@ def package_version() -> str:
 
 
 SERVER_NAME = f"echo-ridge/{package_version()}"  # welcome.server, as in SPEC.md §3.2
-FEATURES = m.FEATURES  # lobby, resume, spectate, bots, transcripts, clocks, handover, chat
+FEATURES = m.FEATURES  # lobby, resume, spectate, bots, transcripts, clocks, handover, chat, modes
 
 
 class Handshake:
