@@ -12,14 +12,11 @@ from echoridge.rules.data import (
     ABILITIES,
     ACTIONS,
     COLORS,
-    COOP_REMOVED,
     FORCE_CARDS,
     GRID,
     HOURS,
-    LEAD_ROLE,
     MARKER_START,
     MOBSTERS_PER_COLOR,
-    SHARED_FORCE_PLAYERS,
     Action,
     Color,
     CostReduction,
@@ -32,6 +29,7 @@ from echoridge.rules.data import (
 )
 from echoridge.rules.model import ActiveEvent, ClueToken, Place, Player, State, Status, Turn
 from echoridge.rules.proofs import look_label
+from echoridge.rules.queries import hand, shared_force
 
 
 def fold(events: Iterable[ev.Event], state: State | None = None) -> State:
@@ -308,7 +306,6 @@ def _turn_ended(state: State) -> State:
 
 def _started(state: State, e: ev.GameStarted) -> State:
     coop = e.mode == Mode.COOPERATIVE
-    removed = COOP_REMOVED[e.players] if coop else (0, 0, 0)
     players = tuple(
         Player(
             seat=i,
@@ -323,17 +320,17 @@ def _started(state: State, e: ev.GameStarted) -> State:
         )
         for i, ability in enumerate(e.abilities)
     )
-    bag = tuple(MOBSTERS_PER_COLOR - n for n in removed)
-    return state.but(
-        status=Status.PLAYING,
+    s = state.but(
         players=players,
         mode=Mode.COOPERATIVE if coop else Mode.SOLO if e.players == 1 else Mode.COMPETITIVE,
+    )
+    red, blue, gray = (MOBSTERS_PER_COLOR - n for n in s.removed)
+    return s.but(
+        status=Status.PLAYING,
         marker=MARKER_START if coop else None,
-        lead=e.roles.index(LEAD_ROLE) if coop and LEAD_ROLE in e.roles else None,
-        removed=removed,
         layout=e.layout,
         mobsters=(None,) * (GRID * GRID),
-        bag=(bag[0], bag[1], bag[2]),
+        bag=(red, blue, gray),
         informants=frozenset(range(1, GRID + 1)),
         witnesses=frozenset(range(1, GRID + 1)),
         hq_holding=COLORS,
@@ -350,28 +347,23 @@ def _started(state: State, e: ev.GameStarted) -> State:
     )
 
 
-def _shared(state: State) -> bool:
-    """The 2 co-op officers share one Force hand (§14): ``State.team_force``."""
-    return state.mode is Mode.COOPERATIVE and len(state.players) == SHARED_FORCE_PLAYERS
-
-
 def _to_hand(state: State, seat: int, card: str) -> State:
-    if _shared(state):
+    """The card to the seat's Force hand: the team's one hand when two co-op officers share it."""
+    if shared_force(state):
         return state.but(team_force=(*state.team_force, card))
     p = state.players[seat]
     return _set_player(state, p.but(force=(*p.force, card)))
 
 
 def _from_hand(state: State, seat: int, position: int) -> State:
-    if _shared(state):
+    if shared_force(state):
         return state.but(team_force=_without(state.team_force, position))
     p = state.players[seat]
     return _set_player(state, p.but(force=_without(p.force, position)))
 
 
 def _force_played(state: State, seat: int, card: str) -> State:
-    held = state.team_force if _shared(state) else state.players[seat].force
-    s = _from_hand(state, seat, held.index(card))
+    s = _from_hand(state, seat, hand(state, seat).index(card))
     s = s.but(force_discard=(*s.force_discard, card))
     turn = s.turn
     assert turn is not None

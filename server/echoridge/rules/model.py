@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any, Self
 
 from echoridge.rules.board import Block
-from echoridge.rules.data import Color, Evidence, Mode
+from echoridge.rules.data import COOP_REMOVED, LEAD_ROLE, Color, Evidence, Mode
 from echoridge.rules.decisions import Decision
 from echoridge.rules.records import fast_replace
 from echoridge.rules.serial import tagged
@@ -191,10 +191,20 @@ class State:
     votes: tuple[tuple[int, int], ...] = ()  # (voter, target) handover votes of this turn
     mode: Mode = Mode.COMPETITIVE
     marker: int | None = None  # co-op: the Out-of-Time Marker's space (§14)
-    lead: int | None = None  # co-op: the seat whose accusation stands if the team's differ
-    removed: tuple[int, int, int] = (0, 0, 0)  # co-op: mobsters out of the game (red, blue, gray)
     team_force: tuple[str, ...] = ()  # co-op with 2 officers: the shared Force hand, oldest first
     team_accusation: str | None = None  # co-op: the joint accusation, once every officer chose
+
+    @property
+    def lead(self) -> int | None:
+        """Co-op: the seat whose accusation stands if the team's differ (the Detective's)."""
+        return next((p.seat for p in self.players if p.role == LEAD_ROLE), None)
+
+    @property
+    def removed(self) -> tuple[int, int, int]:
+        """The mobsters out of the game (red, blue, gray): in co-op, §14's for the player count."""
+        if self.mode is Mode.COOPERATIVE:
+            return COOP_REMOVED[len(self.players)]
+        return (0, 0, 0)
 
     def but(self, **changes: Any) -> Self:
         """A copy with these fields changed (made fast by @fast_replace)."""
