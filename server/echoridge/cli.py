@@ -15,6 +15,14 @@ from echoridge.net.limits import Limits
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"  # play: the server of `make run`
 
 
+MODE_CHOICES = ("competitive", "cooperative")
+
+
+def _mode(value: str) -> str:
+    """``--mode``: ``competitive``, or ``coop`` / ``cooperative``."""
+    return "cooperative" if value == "coop" else value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="echo-ridge", description="Echo Ridge game server")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -157,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument("--seed", type=int, default=0)
     sim.add_argument(
         "--mode",
-        choices=("competitive", "coop", "cooperative"),
+        choices=MODE_CHOICES,
+        type=_mode,
         default="competitive",
         help="competitive (1 player: solo) or coop, rules.md §14 (2-4 players)",
     )
@@ -191,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     bots.add_argument("--players", type=int, default=4, choices=range(1, 5), help="seats per table")
     bots.add_argument(
         "--mode",
-        choices=("competitive", "coop", "cooperative"),
+        choices=MODE_CHOICES,
+        type=_mode,
         default="competitive",
         help="the tables' mode: competitive (1 player: solo) or coop, rules.md §14 (2-4 players)",
     )
@@ -284,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.games < 0:
             parser.error("--games must not be negative")
-        mode = "cooperative" if args.mode in ("coop", "cooperative") else "competitive"
+        mode = args.mode
         if mode == "cooperative" and not 2 <= args.players <= 4:
             parser.error("--mode coop needs 2 to 4 --players")
         out = None
@@ -316,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
                 url=args.url,
                 tables=args.tables,
                 players=args.players,
-                mode="competitive" if args.mode == "competitive" else "cooperative",
+                mode=args.mode,
                 spectators=args.spectators,
                 bot=args.bot,
                 subprotocol=args.subprotocol,
