@@ -145,7 +145,9 @@ async def test_an_append_this_process_made_is_taken_as_read_not_read_back(
                     return
 
         task = asyncio.create_task(follow())
-        await asyncio.sleep(0.05)
+        async with asyncio.timeout(5):  # the follow has begun: its cursor is registered
+            while table_id not in a.follower._cursors:
+                await asyncio.sleep(0.01)
         head = genesis(table_id)
         for i in range(n):
             mine = i % 3 != 0
