@@ -63,6 +63,10 @@ RULE_CODES: Final[dict[str, str]] = {
     "rules/not_handed_over": "You play that seat yourself.",
     "rules/bad_vote": "Vote for another player's seat.",
     "rules/already_voted": "You have voted for that already.",
+    "rules/handover_used": (
+        "You handed this seat to the server once this turn already; play it until the next turn."
+    ),
+    "rules/unknown_rules": "This engine does not play that rules version.",
 }
 
 # Protocol errors: a frame, message or delta that cannot be accepted.

@@ -14,7 +14,7 @@ from echoridge.rules import Rng, State, decide, evolve, fold
 from echoridge.rules import commands as c
 from echoridge.rules.board import index
 from echoridge.rules.context import Ctx
-from echoridge.rules.data import ABILITIES, COLORS, Color, TimeWaivers
+from echoridge.rules.data import ABILITIES, COLORS, RULES_VERSION, Color, TimeWaivers
 from echoridge.rules.engine import run
 from echoridge.rules.events import Continued, Event
 from echoridge.rules.flow import next_turn
@@ -52,11 +52,15 @@ def die(face: int) -> int:
 
 
 def started(
-    players: int = 4, seed: bytes = SEED, mode: str = "", roles: Sequence[str] = ()
+    players: int = 4,
+    seed: bytes = SEED,
+    mode: str = "",
+    roles: Sequence[str] = (),
+    rules: int = RULES_VERSION,
 ) -> State:
     """A real started game, before its first turn (``mode`` "cooperative": the co-op game with
-    these roles by seat, or drawn ones)."""
-    start = c.StartGame(players, mode=mode, roles=tuple(roles))
+    these roles by seat, or drawn ones), under the current rules unless ``rules`` says."""
+    start = c.StartGame(players, mode=mode, roles=tuple(roles), rules=rules)
     return fold(decide(State(), start, Rng(seed, "test")))
 
 
@@ -73,12 +77,13 @@ def given(
     seed: bytes = SEED,
     mode: str = "",
     roles: Sequence[str] = (),
+    rules: int = RULES_VERSION,
 ) -> State:
     """A started game with an empty city, then the scene: abilities (default Quartermaster, which
     changes no example), tracker spaces and stack order (bottom first), cars, mobsters, the clue
     tokens in the city (block, "search"/"stakeout", value), Suspect hands and Force hands.
-    ``mode`` and ``roles`` as for ``started``; the co-op bag lacks the §14 mobsters."""
-    state = started(players, seed, mode, roles)
+    ``mode``, ``roles`` and ``rules`` as for ``started``; the co-op bag lacks the §14 mobsters."""
+    state = started(players, seed, mode, roles, rules)
     bag = tuple(5 - n for n in state.removed)
     state = replace(state, mobsters=(None,) * 25, bag=(bag[0], bag[1], bag[2]), turn=None,
                     turns=0, agenda=(), pending=())

@@ -59,6 +59,7 @@ from echoridge.rules.data import (
     HOURS,
     HQ,
     MOBSTERS_PER_COLOR,
+    RULES_VERSION,
     SEARCH_TOKENS,
     STAKEOUT_VALUES,
     SUSPECT_IDS,
@@ -281,15 +282,18 @@ def play_game(
     defaults: float = 0.0,
     mode: str = "",
 ) -> Game:
-    """One game of random legal commands; decide raising on any of them fails the caller.
-    ``mode`` "cooperative" plays the co-op game (§14); with one player it means Solo."""
+    """One game of random legal commands, under the current rules; decide raising on any of
+    them fails the caller.  ``mode`` "cooperative" plays the co-op game (§14); with one player
+    it means Solo."""
     if players == 1:
         mode = ""
     r = random.Random(choices)
     rng = Rng(seed, TABLE)
     state = State()
     # With defaults, the table also has a turn clock, and seats and clocks act now and then
-    cmd: c.Command = c.StartGame(players, clock=(60, 120, 2) if defaults else (), mode=mode)
+    cmd: c.Command = c.StartGame(
+        players, clock=(60, 120, 2) if defaults else (), mode=mode, rules=RULES_VERSION
+    )
     steps: list[Step] = []
     while True:
         events = decide(state, cmd, rng)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from echoridge.rules.board import Block
-from echoridge.rules.data import Evidence
+from echoridge.rules.data import RECORDED_RULES, Evidence
 from echoridge.rules.serial import tagged
 
 # --- setup and server commands ---------------------------------------------------------------
@@ -23,7 +23,9 @@ class StartGame:
     empty in games recorded before names existed); ``clock``: the table's turn clock as the
     rules need it, ``(turn seconds, bank seconds, strikes)`` or ``()`` for none (seats.py);
     ``mode``: ``"cooperative"`` for the co-op game (§14), else ``""`` or ``"competitive"`` (Solo
-    with one player); ``roles``: the co-op roles by seat, ``()`` to draw them (R14)."""
+    with one player); ``roles``: the co-op roles by seat, ``()`` to draw them (R14);
+    ``rules``: the rules version the game is played under (the server's: ``RULES_VERSION``;
+    left out in games recorded before it existed, which are ``RECORDED_RULES``)."""
 
     players: int
     names: tuple[str, ...] = ()
@@ -31,6 +33,7 @@ class StartGame:
     clock: tuple[int, ...] = ()
     mode: str = ""
     roles: tuple[str, ...] = ()
+    rules: int = RECORDED_RULES
 
 
 @tagged("apply_default")

@@ -4,7 +4,9 @@
 nested records packed the same way, enums as their values, tuples and frozensets as lists);
 ``unpack`` rebuilds it with a decoder compiled once per record class from its annotations, so a
 rebuild spends its time in ``evolve``, not in decoding.  Unlike ``serial.from_plain`` it trusts
-its input: it reads back what ``pack`` wrote, never data from a client.
+its input: it reads back what ``pack`` wrote, never data from a client.  A record packed before
+a field was added at the end of its class (``StartGame.rules``, say) is shorter: its missing
+fields take their defaults.
 """
 
 from __future__ import annotations
@@ -55,7 +57,19 @@ def _record_decoder(tag: str) -> Decoder:
         else:
             scope[f"C{i}"] = convert
             args.append(f"C{i}(data[{i + 1}])")
-    exec(f"def decode(data):\n    return CLS({', '.join(args)})", scope)
+    converters = [_decoder(hints[f.name]) for f in fields(cls)]
+
+    def older(data: Any) -> Any:
+        """A record packed before its last fields existed: those take their defaults."""
+        values = zip(data[1:], converters, strict=False)
+        return cls(*(x if convert is None else convert(x) for x, convert in values))
+
+    scope["OLDER"] = older
+    exec(
+        f"def decode(data):\n    try:\n        return CLS({', '.join(args)})\n"
+        "    except IndexError:\n        return OLDER(data)",
+        scope,
+    )  # (a try costs nothing until it catches)
     decode: Decoder = scope["decode"]
     return decode
 

@@ -103,6 +103,14 @@ SPREE_DOUBLES: Final = frozenset({1, 2, 4, 5})
 MIN_PLAYERS: Final = 1
 MAX_PLAYERS: Final = 4
 
+# Rules versions (docs/rulings.md 42): the server starts every new game under RULES_VERSION
+# (``StartGame.rules``); a game recorded before StartGame named one is RECORDED_RULES (v1 and v2
+# differ only in what their events record, so the engine plays them alike), and replays so.
+RULES_VERSION: Final = 3
+RECORDED_RULES: Final = 2
+ENDED_CARS_COUNT: Final = 3  # from v3 a resting car on a needed block counts (ruling 44)
+HANDOVER_ONCE_PER_TURN: Final = 3  # from v3 a seat hands itself over once a turn (ruling 43)
+
 BLOCK_NAMES: Final = (
     "Harbor Docks", "Cannery Row", "Union Station", "Old Mill", "Chinatown Gate",
     "Riverside Park", "Ferris Wharf", "Saint Agnes", "Lamplight Club", "Foundry Yard",

@@ -36,12 +36,13 @@ def check(state: State, command: c.Command) -> Execute:
     """Raise RuleViolation unless the command is legal now; return how to carry it out."""
     match command:
         case c.StartGame(
-            players=players, names=names, bots=bots, clock=clock, mode=mode, roles=roles
+            players=players, names=names, bots=bots, clock=clock, mode=mode, roles=roles,
+            rules=rules,
         ):
-            check_start(state, players, names, bots, clock, mode, roles)
+            check_start(state, players, names, bots, clock, mode, roles, rules)
             return partial(
                 exec_start, players=players, names=names, bots=bots, clock=clock, mode=mode,
-                roles=roles,
+                roles=roles, rules=rules,
             )
         case c.ApplyDefault(seat=seat):
             return _check_default(state, seat)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from echoridge.rules.board import Block
-from echoridge.rules.data import Color, Evidence
+from echoridge.rules.data import RECORDED_RULES, Color, Evidence
 from echoridge.rules.decisions import Decision
 from echoridge.rules.model import ClueKind, ClueToken, Phase
 from echoridge.rules.seat_events import HandoverVoted as HandoverVoted
@@ -48,6 +48,7 @@ class GameStarted:
     clock: tuple[int, ...] = ()  # as in StartGame
     mode: str = ""  # "cooperative" for co-op, "" otherwise (competitive, or Solo with one player)
     roles: tuple[str, ...] = ()  # co-op: each seat's role
+    rules: int = RECORDED_RULES  # the rules version, as in StartGame
 
 
 @tagged("continued")

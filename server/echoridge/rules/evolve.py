@@ -344,6 +344,7 @@ def _started(state: State, e: ev.GameStarted) -> State:
         force_deck=e.force_deck,
         order=e.order,
         clock=e.clock,
+        rules=e.rules,
     )
 
 

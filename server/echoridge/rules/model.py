@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any, Self
 
 from echoridge.rules.board import Block
-from echoridge.rules.data import COOP_REMOVED, LEAD_ROLE, Color, Evidence, Mode
+from echoridge.rules.data import COOP_REMOVED, LEAD_ROLE, RECORDED_RULES, Color, Evidence, Mode
 from echoridge.rules.decisions import Decision
 from echoridge.rules.records import fast_replace
 from echoridge.rules.serial import tagged
@@ -193,6 +193,7 @@ class State:
     marker: int | None = None  # co-op: the Out-of-Time Marker's space (§14)
     team_force: tuple[str, ...] = ()  # co-op with 2 officers: the shared Force hand, oldest first
     team_accusation: str | None = None  # co-op: the joint accusation, once every officer chose
+    rules: int = RECORDED_RULES  # the rules version the game is played under (StartGame.rules)
 
     @property
     def lead(self) -> int | None:

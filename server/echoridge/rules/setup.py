@@ -20,7 +20,9 @@ from echoridge.rules.data import (
     HQ_NAME,
     MAX_PLAYERS,
     MIN_PLAYERS,
+    RECORDED_RULES,
     ROLES_BY_COUNT,
+    RULES_VERSION,
     SEARCH_TOKENS,
     STAKEOUT_VALUES,
     STARTING_MOBSTERS,
@@ -45,6 +47,7 @@ def check_start(
     clock: tuple[int, ...] = (),
     mode: str = "",
     roles: tuple[str, ...] = (),
+    rules: int = RECORDED_RULES,
 ) -> None:
     if state.status is not Status.NEW:
         raise RuleViolation("rules/game_already_started", "The game has already started.")
@@ -78,6 +81,8 @@ def check_start(
         raise RuleViolation(
             "rules/bad_roles", "Give each seat one of the co-op roles for this player count."
         )
+    if not RECORDED_RULES <= rules <= RULES_VERSION:
+        raise RuleViolation("rules/unknown_rules", "This engine does not play that rules version.")
 
 
 def exec_start(
@@ -88,6 +93,7 @@ def exec_start(
     clock: tuple[int, ...] = (),
     mode: str = "",
     roles: tuple[str, ...] = (),
+    rules: int = RECORDED_RULES,
 ) -> None:
     cooperative = mode == Mode.COOPERATIVE
     layout = list(ctx.shuffle(BLOCK_NAMES))  # R1
@@ -135,6 +141,7 @@ def exec_start(
             clock=clock,
             mode=Mode.COOPERATIVE.value if cooperative else "",
             roles=tuple(roles),
+            rules=rules,
         )
     )
     ctx.push(t.PlaceMobsters(STARTING_MOBSTERS), t.NextTurn())

@@ -29,6 +29,7 @@ from echoridge.rules.commands import (
     TakeBack,
     VoteHandover,
 )
+from echoridge.rules.data import RULES_VERSION
 from echoridge.rules.events import Event
 from echoridge.rules.log import Told, told
 from echoridge.rules.rng import Rng
@@ -195,6 +196,7 @@ class TableRunner(Viewers, ServerMoves):
                 tuple(self.meta.get(f"bot:{i}", "") for i in seats),
                 self.timing.clock.for_rules(),
                 mode=self.meta.get("mode", "competitive"),  # tables made before modes: competitive
+                rules=RULES_VERSION,
             )
             assert self.rng is not None
             events = decide(self.state, command, self.rng)
