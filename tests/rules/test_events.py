@@ -955,8 +955,25 @@ def test_meet_removes_the_other_token_under_another_officers_car() -> None:
     assert out.of(BadgeRaised) == [BadgeRaised(0, 1), BadgeRaised(1, 1)]  # B and B
 
 
-def test_meet_ignores_an_ended_officer_on_the_other_token() -> None:
+def test_meet_counts_a_rested_officers_car_on_the_other_token_under_rules_v3() -> None:
+    """§11.2 (rules v3): "another officer (ended or not)" on the other token's block removes
+    it too and is a contributor; Ben rested on 45 with his car on (4, 4)."""
     s = with_event(turn_of(two(a=10, b=45, car_b=(4, 4)), 0), 1, "E5", [(2, 2), (4, 4)])
+    s = player(s, 1, ended=True)
+    out = act(s, c.ResolveEvent(0, 1), REPRIEVE)
+    assert out.of(EventTokenRemoved) == [
+        EventTokenRemoved(1, (2, 2), 0), EventTokenRemoved(1, (4, 4), 0),
+    ]
+    assert out.of(EventResolved) == [EventResolved(1, 0, (1,))]
+    assert out.of(BadgeRaised) == [BadgeRaised(0, 1), BadgeRaised(1, 1)]  # B and B
+    assert out.state.slots[0] is None
+
+
+def test_meet_ignored_an_ended_officer_on_the_other_token_under_rules_v2() -> None:
+    """Games recorded under rules v2 replay as they were played: an ended car counted for
+    nothing, so the other token stayed."""
+    s = two(a=10, b=45, car_b=(4, 4), rules=2)
+    s = with_event(turn_of(s, 0), 1, "E5", [(2, 2), (4, 4)])
     s = player(s, 1, ended=True)
     out = act(s, c.ResolveEvent(0, 1), REPRIEVE)
     assert out.of(EventTokenRemoved) == [EventTokenRemoved(1, (2, 2), 0)]
@@ -1108,15 +1125,39 @@ def test_an_officer_elsewhere_is_not_a_contributor() -> None:
     assert not out.of(SuspectDrawn)
 
 
-def test_ended_earlier_remover_still_gets_the_reward_but_an_ended_car_counts_for_nothing() -> None:
-    s = given(players=3, spaces={0: 20, 1: 45, 2: 44}, cars={0: (2, 2), 1: (5, 5), 2: (2, 2)})
+@pytest.mark.parametrize("rules", [3, 2])
+def test_a_rested_officers_car_on_the_resolved_block_counts_from_rules_v3(rules: int) -> None:
+    """§5.10/§11.2: an ended player "still … gain[s] rewards from Events you contributed to",
+    and a car on a block needed to resolve the Event makes a contributor, "ended or not" from
+    rules v3.  Ben (ended) removed a token earlier; Cy rested on 44 with his car on (2, 2),
+    where Ana resolves.  Under rules v2 (games recorded before) Cy's car counted for nothing."""
+    s = given(players=3, spaces={0: 20, 1: 45, 2: 44}, cars={0: (2, 2), 1: (5, 5), 2: (2, 2)},
+              rules=rules)
     s = player(player(s, 1, ended=True), 2, ended=True)
     s = with_event(turn_of(s, 0), 1, "E9", [(2, 2)], removed_by=[1], deadline=45)
-    card = s.force_deck[0]
+    first, second = s.force_deck[:2]
     out = act(s, c.ResolveEvent(0, 1), REPRIEVE)
-    assert out.of(EventResolved) == [EventResolved(1, 0, (1,))]
-    assert out.of(ForceGained) == [ForceGained(1, card, True)]  # §5.10: kept in hand
-    assert out.state.players[1].force[-1] == card
+    if rules >= 3:  # Time Track order: Cy (44) before Ben (45)
+        assert out.of(EventResolved) == [EventResolved(1, 0, (1, 2))]
+        assert out.of(ForceGained) == [ForceGained(2, first, True), ForceGained(1, second, True)]
+        assert out.state.players[2].force[-1] == first  # §5.10: kept in hand
+    else:
+        assert out.of(EventResolved) == [EventResolved(1, 0, (1,))]
+        assert out.of(ForceGained) == [ForceGained(1, first, True)]  # §5.10: kept in hand
+        assert out.state.players[2].force == ()
+    assert out.state.players[1].force[-1] == out.of(ForceGained)[-1].card
+
+
+@pytest.mark.parametrize("rules", [3, 2])
+def test_a_nab_counts_a_rested_officers_car_on_the_token_from_rules_v3(rules: int) -> None:
+    """NAB (E11, contributors S): Ana arrests the mobster on the token block where Ben, who
+    rested, left his car: a contributor from rules v3, nobody under v2."""
+    s = two(a=10, b=45, car_b=(2, 2), mobsters={(2, 2): "red"}, rules=rules)
+    s = with_event(turn_of(player(s, 1, ended=True), 0), 1, "E11", [(2, 2)])
+    out = act(s, c.Arrest(0), REPRIEVE)
+    assert out.of(EventTokenRemoved) == [EventTokenRemoved(1, (2, 2), 0)]
+    assert out.of(EventResolved) == [EventResolved(1, 0, (1,) if rules >= 3 else ())]
+    assert [e.seat for e in out.of(SuspectDrawn)] == ([1] if rules >= 3 else [])
 
 
 # rules.md §11.5: resolver reward, contributor reward, resolve hours

@@ -56,6 +56,7 @@ from echoridge.rules.queries import (
     ability,
     action_cost,
     action_time,
+    car_counts,
     city_token,
     coop,
     drive_cost,
@@ -388,8 +389,9 @@ def exec_action(ctx: Ctx, cmd: c.ActionCommand, plan: Plan) -> None:
 
 
 def _resolve_removals(state: State, seat: int, slot: int) -> list[tuple[int, Block]]:
-    """VISIT/NAB: the token under the car; MEET: also the other token if another officer who
-    has not ended has their car on it (never in Solo)."""
+    """VISIT/NAB: the token under the car; MEET: also the other token if another officer's car
+    counts on it (``car_counts``: who has not ended, and from rules v3 a resting one too; never
+    in Solo)."""
     active = state.slots[slot - 1]
     assert active is not None
     car = state.players[seat].car
@@ -397,7 +399,7 @@ def _resolve_removals(state: State, seat: int, slot: int) -> list[tuple[int, Blo
     if EVENTS[active.card].resolve.kind is ResolveKind.MEET and len(state.players) > 1:
         for block in active.tokens:
             if block != car and any(
-                p.car == block and not p.ended and p.seat != seat for p in state.players
+                p.car == block and p.seat != seat and car_counts(state, p) for p in state.players
             ):
                 out.append((slot, block))
     return out

@@ -49,6 +49,7 @@ from echoridge.rules.model import ClueKind, State
 from echoridge.rules.proofs import look_label
 from echoridge.rules.queries import (
     ability,
+    car_counts,
     clues,
     face_down_tokens,
     hand,
@@ -226,7 +227,9 @@ def nab_removals(state: State, block: Block) -> list[tuple[int, Block]]:
 
 
 def remove_tokens(ctx: Ctx, seat: int, removals: tuple[tuple[int, Block], ...]) -> None:
-    """Effect step (2): remove tokens; each event left with none resolves, in slot order."""
+    """Effect step (2): remove tokens; each event left with none resolves, in slot order.  Its
+    contributors: who removed a token earlier, and every other officer whose car counts
+    (``car_counts``: from rules v3 a resting one's too) on a block whose token this removes."""
     resolving: list[t.RewardEvent] = []
     for slot in sorted({s for s, _ in removals}):
         active = ctx.state.slots[slot - 1]
@@ -245,7 +248,7 @@ def remove_tokens(ctx: Ctx, seat: int, removals: tuple[tuple[int, Block], ...]) 
         present = {
             p.seat
             for p in ctx.state.players
-            if not p.ended and p.car in blocks and not solo(ctx.state)
+            if p.car in blocks and car_counts(ctx.state, p) and not solo(ctx.state)
         }
         contributors = tuple(sorted((earlier | present) - {seat}))
         resolving.append(t.RewardEvent(slot, seat, contributors))

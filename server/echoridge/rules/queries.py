@@ -11,6 +11,7 @@ from echoridge.rules.data import (
     ACTIONS,
     CLUE_ACTIONS,
     DAY_SPACES,
+    ENDED_CARS_COUNT,
     EVENTS,
     GRID,
     HAND_LIMIT,
@@ -261,6 +262,12 @@ def unknown_solved(state: State, seat: int) -> list[Evidence]:
 
 def solo(state: State) -> bool:
     return len(state.players) == 1
+
+
+def car_counts(state: State, p: Player) -> bool:
+    """Whether ``p``'s car counts for resolving an Event on its block (§11.2): an officer's
+    who has not ended, and from rules v3 a resting one's too (§5.10)."""
+    return not p.ended or state.rules >= ENDED_CARS_COUNT
 
 
 def coop(state: State) -> bool:
