@@ -3,21 +3,34 @@ handing a seat to the server and taking it back, handover votes."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from echoridge.rules import Rng, RuleViolation, State, decide, evolve, fold
+from echoridge.rules import Rng, RuleViolation, State, Status, decide, evolve, fold
 from echoridge.rules import commands as c
-from echoridge.rules.legal import seat_controls
+from echoridge.rules.context import Ctx
+from echoridge.rules.data import RULES_VERSION
+from echoridge.rules.engine import run
+from echoridge.rules.flow import next_turn
+from echoridge.rules.legal import legal_actions, seat_controls
 from echoridge.rules.log import entries_for, told
 from echoridge.rules.seat_events import SeatHandedOver, TimeExtended, TurnTimedOut
 from echoridge.rules.seats import played_by_server
-from echoridge.rules.views import Spectator, view
+from echoridge.rules.viewcache import ViewCache
+from echoridge.rules.views import Seat, Spectator, view
 
 RNG = Rng(b"\x09" * 32, "seats")
 
 
-def start(players: int = 3, clock: tuple[int, ...] = (90, 600, 2), bots: tuple[str, ...] = ()):
-    return fold(decide(State(), c.StartGame(players, bots=bots, clock=clock), RNG))
+def start(
+    players: int = 3,
+    clock: tuple[int, ...] = (90, 600, 2),
+    bots: tuple[str, ...] = (),
+    rules: int = RULES_VERSION,
+) -> State:
+    start = c.StartGame(players, bots=bots, clock=clock, rules=rules)
+    return fold(decide(State(), start, RNG))
 
 
 def step(state: State, command: c.Command) -> tuple[State, list]:
@@ -143,6 +156,98 @@ def test_play_for_me_and_take_back() -> None:
     assert not played_by_server(state, seat) and state.players[seat].auto == ""
 
 
+def toggle(state: State, seat: int, times: int) -> tuple[State, list[str]]:
+    """Send play_for_me and take_back ``times`` times each, in turn: the state and every
+    outcome ("ok" or the refusal's code)."""
+    outcomes = []
+    for _ in range(times):
+        for command in (c.PlayForMe(seat), c.TakeBack(seat)):
+            try:
+                state, _ = step(state, command)
+                outcomes.append("ok")
+            except RuleViolation as exc:
+                outcomes.append(exc.code)
+    return state, outcomes
+
+
+def test_a_seat_hands_itself_over_once_a_turn_from_rules_v3() -> None:
+    """Ruling 43: toggling play_for_me/take_back makes at most two log entries a turn; the
+    controls stop offering play_for_me once it was used, and a new turn offers it again."""
+    state = start()
+    seat = (state.turn.seat + 1) % 3
+    state, outcomes = toggle(state, seat, 10)
+    assert outcomes[:2] == ["ok", "ok"]
+    assert set(outcomes[2::2]) == {"rules/handover_used"}
+    assert set(outcomes[3::2]) == {"rules/not_handed_over"}
+    assert c.PlayForMe(seat) not in seat_controls(state, seat)
+    cache = ViewCache()
+    assert {x["type"] for x in view(state, Seat(seat), cache)["you"]["controls"]} == {
+        "vote_handover"
+    }
+    # the server's own take back (a player who returns) is never limited
+    state, _ = step(state, c.HandOver(seat, "away"))
+    assert [type(x) for x in seat_controls(state, seat)] == [c.TakeBack]
+    state, _ = step(state, c.TakeBack(seat))
+    state = end_turn(state)
+    assert c.PlayForMe(seat) in seat_controls(state, seat)
+    assert "play_for_me" in {x["type"] for x in view(state, Seat(seat), cache)["you"]["controls"]}
+    state, outcomes = toggle(state, seat, 2)
+    assert outcomes == ["ok", "ok", "rules/handover_used", "rules/not_handed_over"]
+
+
+def test_the_accusation_is_one_turn_for_handing_over() -> None:
+    state = start()
+    seat = (state.turn.seat + 1) % 3
+    state, _ = toggle(state, seat, 1)
+    for p in state.players:  # every player has ended: the next turn opens the accusation
+        state = replace(state, players=tuple(q.but(ended=True) if q is p else q
+                                             for q in state.players))
+    state = replace(state, agenda=(), pending=())
+    ctx = Ctx(state, RNG)
+    next_turn(ctx)
+    run(ctx)
+    state = ctx.state
+    assert state.status is Status.ACCUSING
+    state, outcomes = toggle(state, seat, 3)
+    assert outcomes == ["ok", "ok"] + ["rules/handover_used", "rules/not_handed_over"] * 2
+
+
+def test_games_under_rules_v2_toggle_as_they_did() -> None:
+    """Games recorded before rules v3 replay: their toggles were all accepted."""
+    state = start(rules=2)
+    seat = (state.turn.seat + 1) % 3
+    state, outcomes = toggle(state, seat, 5)
+    assert outcomes == ["ok"] * 10
+    assert c.PlayForMe(seat) in seat_controls(state, seat)
+
+
+def test_a_seat_the_server_plays_has_nothing_in_legal_but_keeps_its_controls() -> None:
+    """SPEC §6.1: ``you.legal`` is what the seat may send now; while the server plays it (handed
+    over, its turn timed out, a bot's seat) that is nothing, and the server's bot takes the
+    engine's ``legal_actions`` instead."""
+    active = start(players=3).turn.seat
+    bot = (active + 1) % 3
+    state = start(players=3, bots=tuple("greedy" if s == bot else "" for s in range(3)))
+    assert state.turn.seat == active
+    cache = ViewCache()
+    assert view(state, Seat(active), cache)["you"]["legal"] != []
+    state, _ = step(state, c.PlayForMe(active))
+    for cached in (cache, None):
+        you = view(state, Seat(active), cached)["you"]
+        assert you["legal"] == []
+        assert {x["type"] for x in you["controls"]} == {"take_back"}
+    assert legal_actions(state, active)  # what the server's bot chooses from
+    state, _ = step(state, c.TakeBack(active))
+    assert view(state, Seat(active), cache)["you"]["legal"] != []
+    state, _ = step(state, c.TimeOut(active))
+    assert view(state, Seat(active), cache)["you"]["legal"] == []
+    bots = start(players=3, bots=tuple("greedy" if s == active else "" for s in range(3)))
+    assert view(bots, Seat(active))["you"]["legal"] == [] and legal_actions(bots, active)
+    assert {x["type"] for x in view(state, Seat(active), cache)["you"]["controls"]} <= {
+        "vote_handover"
+    }
+
+
 def test_the_server_hands_over_an_away_seat_with_a_known_reason_only() -> None:
     state = start()
     state, events = step(state, c.HandOver(1, "away"))
@@ -168,6 +273,9 @@ def test_every_other_person_must_vote_and_votes_last_one_turn() -> None:
     assert view(state, Spectator())["players"][target]["votes"] == [voters[0]]
     assert refused(state, c.VoteHandover(voters[0], target)) == "rules/already_voted"
     assert refused(state, c.VoteHandover(target, target)) == "rules/bad_vote"
+    for missing in (4, 9, -1):
+        assert refused(state, c.VoteHandover(voters[0], missing)) == "rules/unknown_seat"
+    assert refused(state, c.VoteHandover(voters[0], 3)) == "rules/bot_seat"
     state, events = step(state, c.VoteHandover(voters[1], target))  # the bot seat does not vote
     assert events[-1] == SeatHandedOver(target, "vote")
     assert state.votes == ()
@@ -180,6 +288,11 @@ def test_every_other_person_must_vote_and_votes_last_one_turn() -> None:
 
 def test_server_commands_are_refused_after_the_game_and_before_it() -> None:
     assert refused(State(), c.PlayForMe(0)) == "rules/game_not_started"
+
+
+def test_a_bad_rules_version_is_refused_at_the_start() -> None:
+    for rules in (0, 1, RULES_VERSION + 1):
+        assert refused(State(), c.StartGame(2, rules=rules)) == "rules/unknown_rules"
 
 
 def test_a_bad_clock_is_refused_at_the_start() -> None:

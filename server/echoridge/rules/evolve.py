@@ -96,7 +96,9 @@ def evolve(state: State, event: ev.Event) -> State:
         case ev.TurnBegan(seat=seat, number=number, night=night):
             start = state.players[seat].space
             s = _turn_ended(state)
-            return s.but(turn=Turn(seat, number, start, night), turns=number, votes=())
+            return s.but(
+                turn=Turn(seat, number, start, night), turns=number, votes=(), handed_self=()
+            )
         case ev.PhaseEntered(phase=phase):
             assert state.turn is not None
             return state.but(turn=state.turn.but(phase=phase))
@@ -268,7 +270,7 @@ def evolve(state: State, event: ev.Event) -> State:
             s = _set_slot(state, slot, None)
             return s.but(bag=bag, event_discard=(*state.event_discard, a.card))
         case ev.AccusationOpened():
-            return state.but(status=Status.ACCUSING, turn=None)
+            return state.but(status=Status.ACCUSING, turn=None, handed_self=())
         case ev.Accused(seat=seat, suspect=suspect):
             p = state.players[seat].but(accused=True, accusation=suspect)
             return _set_player(state, p)
@@ -279,7 +281,8 @@ def evolve(state: State, event: ev.Event) -> State:
             return s.but(turn=state.turn.but(timed_out=True))
         case ev.SeatHandedOver(seat=seat, reason=reason):
             s = _set_player(state, state.players[seat].but(auto=reason))
-            return s.but(votes=tuple(v for v in state.votes if seat not in v))
+            handed = (*state.handed_self, seat) if reason == "self" else state.handed_self
+            return s.but(votes=tuple(v for v in state.votes if seat not in v), handed_self=handed)
         case ev.SeatTakenBack(seat=seat):
             s = _set_player(state, state.players[seat].but(auto="", strikes=0))
             return s.but(votes=tuple(v for v in state.votes if v[1] != seat))

@@ -189,6 +189,7 @@ class State:
     pending: tuple[Decision, ...] = ()  # decisions owed now
     clock: tuple[int, ...] = ()  # (turn seconds, bank seconds, strikes); () for no turn clock
     votes: tuple[tuple[int, int], ...] = ()  # (voter, target) handover votes of this turn
+    handed_self: tuple[int, ...] = ()  # seats handed over by play_for_me this turn (or accusation)
     mode: Mode = Mode.COMPETITIVE
     marker: int | None = None  # co-op: the Out-of-Time Marker's space (§14)
     team_force: tuple[str, ...] = ()  # co-op with 2 officers: the shared Force hand, oldest first

@@ -12,7 +12,9 @@ ordinary commands, so a replay never needs a clock:
   seat's bank to the turn (``TimeExtended``; the bank is counted in seconds here, the deadline
   is the server's).
 - ``PlayForMe(seat)`` / ``TakeBack(seat)``: the seat's player hands the seat to the server and
-  takes it back (the server also takes it back for a player who reconnects).
+  takes it back (the server also takes it back for a player who reconnects).  From rules v3 a
+  seat hands itself over once per turn (the accusation counts as one turn: ``State.handed_self``),
+  so toggling makes at most two log entries a turn (ruling 43); taking back is never limited.
 - ``VoteHandover(seat, target)``: once every other seat a person plays voted this turn, the
   server plays ``target``.
 
@@ -28,6 +30,7 @@ from functools import partial
 
 from echoridge.rules import commands as c
 from echoridge.rules.context import Ctx
+from echoridge.rules.data import HANDOVER_ONCE_PER_TURN
 from echoridge.rules.errors import RuleViolation
 from echoridge.rules.model import State, Status, Turn
 from echoridge.rules.seat_events import (
@@ -84,6 +87,12 @@ def check_seat_command(
             return partial(_emit, event=SeatHandedOver(seat, reason))
         case c.PlayForMe():
             _not_handed_over(state, seat)
+            if state.rules >= HANDOVER_ONCE_PER_TURN and seat in state.handed_self:
+                raise RuleViolation(
+                    "rules/handover_used",
+                    "You handed this seat to the server once this turn already; play it until"
+                    " the next turn.",
+                )
             return partial(_emit, event=SeatHandedOver(seat, "self"))
         case c.TakeBack():
             if not p.auto:
@@ -101,9 +110,9 @@ def check_seat_command(
             return partial(_emit, event=TimeExtended(seat, min(p.bank, state.clock[0])))
         case c.VoteHandover(target=target):
             _not_handed_over(state, seat)
-            if target == seat or not 0 <= target < len(state.players):
+            if target == seat:
                 raise RuleViolation("rules/bad_vote", "Vote for another player's seat.")
-            _person(state, target)
+            _person(state, target)  # a seat the table does not have: rules/unknown_seat
             _not_handed_over(state, target)
             if (seat, target) in state.votes:
                 raise RuleViolation("rules/already_voted", "You have voted for that already.")

@@ -1,7 +1,8 @@
 """``view(state, viewer)``: what one viewer may see (rules.md §15), as plain maps and lists.
 
 This is the only way state leaves the engine.  A ``Seat`` sees the public table plus its own
-secrets, decision and legal actions (under ``you``); a ``Spectator`` sees the public table; and
+secrets, decision and legal actions (under ``you``: none while the server plays the seat, whose
+bot takes them from ``legal_actions``); a ``Spectator`` sees the public table; and
 ``Everyone`` (only once the game is over) sees every secret as well.  Once the game is over,
 every viewer's view holds every secret (``secrets`` and the city's values): seats keep ``you``.
 """
@@ -29,6 +30,7 @@ from echoridge.rules.queries import (
     shared_force,
     team_known_tokens,
 )
+from echoridge.rules.seats import played_by_server
 from echoridge.rules.serial import to_plain
 from echoridge.rules.viewcache import ViewCache
 
@@ -348,10 +350,14 @@ def _you(state: State, seat: int, cache: ViewCache) -> dict[str, Any]:
         None if turn is None else (turn.seat, turn.timed_out, turn.extended),
         tuple((q.bot, q.auto, q.bank) for q in state.players),
         state.votes,
+        state.handed_self,
+        state.rules,
     )  # everything seats.check_seat_command reads
+    # SPEC §6.1: ``legal`` is what the seat may send now, so nothing while the server plays it
+    legal = () if played_by_server(state, seat) else legal_actions(state, seat)
     return {
         **mine,
-        "legal": cache.intern(("legal", seat), cache.legal(seat, legal_actions(state, seat))),
+        "legal": cache.intern(("legal", seat), cache.legal(seat, legal)),
         "controls": cache.memo(
             ("controls", seat),
             controls_key,

@@ -329,9 +329,11 @@ class TableRunner(Viewers, ServerMoves):
         if rng is None:
             return Outcome("rejected", code="rules/game_not_started")
         try:
-            return command, decide(self.state, command, rng)
+            events = decide(self.state, command, rng)
         except RuleViolation as exc:
             return Outcome("rejected", self.version, exc.code, exc.detail)
+        present = self._present_target(command)
+        return (command, events) if present is None else present
 
     async def _rng(self) -> Rng | None:
         """The game's generator (None before the start), loaded if the start was appended by
@@ -342,7 +344,7 @@ class TableRunner(Viewers, ServerMoves):
 
     def _seat_refusal(self, command: Command) -> Outcome | None:
         """A seat the server plays takes no game commands from its player (they may take it
-        back, and use the other seat commands); a handover vote needs its target away."""
+        back, and use the other seat commands): checked before the rules (SPEC.md §5.2)."""
         state = self.state
         seat = getattr(command, "seat", None)
         if state.status is Status.NEW or seat is None or not 0 <= seat < len(state.players):
@@ -355,16 +357,20 @@ class TableRunner(Viewers, ServerMoves):
                 "command/played_by_server",
                 "The server plays this seat now; take it back first.",
             )
-        if isinstance(command, VoteHandover):
-            away = self._away()
-            if away is None or command.target not in away:
-                return Outcome(
-                    "rejected",
-                    self.version,
-                    "command/player_present",
-                    "That seat's player is here.",
-                )
         return None
+
+    def _present_target(self, command: Command) -> Outcome | None:
+        """A handover vote the rules allow (so its target is another person's seat, not handed
+        over) needs that seat's player away: checked after the rules (SPEC.md §5.2), so a vote
+        for oneself, a bot or a seat the table has not gets the rules' code."""
+        if not isinstance(command, VoteHandover):
+            return None
+        away = self._away()
+        if away is not None and command.target in away:
+            return None
+        return Outcome(
+            "rejected", self.version, "command/player_present", "That seat's player is here."
+        )
 
     async def _append(
         self, seat: int | None, key: str, command: Command, events: list[Event]

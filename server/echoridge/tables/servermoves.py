@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from echoridge.rules import RuleViolation, State, Status, decide
 from echoridge.rules.commands import ApplyDefault, HandOver, TakeBack, TimeOut
+from echoridge.rules.legal import legal_actions
 from echoridge.rules.seats import played_by_server
-from echoridge.rules.serial import load
+from echoridge.rules.serial import load, to_plain
 from echoridge.store import StoreError
 from echoridge.tables.clocks import Timing, waiting_on
 from echoridge.tables.errors import TableError
@@ -122,10 +123,10 @@ class ServerMoves:
                 rng = await self._rng()
                 if rng is None:
                     return
-                seen = viewer_view(self.state, seat, self.views)
-                legal = seen.get("you", {}).get("legal") or []
+                legal = [to_plain(c) for c in legal_actions(self.state, seat)]
                 if not legal:
                     return
+                seen = bot_view(viewer_view(self.state, seat, self.views), legal)
                 kind = self.bots.get(seat, TAKEOVER_BOT)
                 policy = bot_policy(kind, f"{self.table}/{seat}/{version}")
                 choice = policy.choose(seen, legal)
@@ -346,6 +347,14 @@ class ServerMoves:
 def retry_delay(attempt: int) -> float:
     """Seconds before attempt ``attempt`` (1, 2, ...) of a server move that failed on Redis."""
     return float(min(5.0, 0.1 * 2**attempt))
+
+
+def bot_view(seen: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
+    """The seat's view as its bot sees it: the view of a seat the server plays lists nothing
+    in ``you.legal`` (SPEC.md §6.1), so the engine's legal commands are put there, as the
+    policies read them (a shallow copy: the cached view is never changed)."""
+    you = seen.get("you")
+    return {**seen, "you": {**you, "legal": legal}} if you is not None else seen
 
 
 def bot_policy(kind: str, seed: str) -> Any:
