@@ -293,6 +293,71 @@ async def test_more_time_play_for_me_take_back_and_votes(
         assert {"kind": "seat_handed_over", "seat": other, "reason": "vote"} in log_of(watcher)
 
 
+async def test_seat_commands_toggled_are_limited_and_say_why_through_the_sdk(
+    servers: Callable[..., ServerProcess],
+) -> None:
+    """Issue 24 (items 4, 5, 14): toggling play_for_me/take_back 20 times makes two log entries
+    in a turn, the rest refused with a code; a seat the server plays has an empty ``you.legal``
+    and ``take_back`` in its controls; handover votes for oneself, a seat the table has not and
+    a bot's seat get the rules' codes, one for a person who is here ``command/player_present``."""
+    from echoridge_client.lobby import Lobby
+    from echoridge_client.session import Seat
+
+    server = servers(*FAST, "--commands-per-second", "50")  # 20 toggles in well under 1 s
+    sdk = await Lobby.connect(server.url)
+    try:
+        table = (await sdk.create(3)).table
+        tokens = [(await sdk.join(table, name)).token for name in ("Ana", "Ben")]
+        assert (await sdk.add_bot(table, tokens[0], "greedy")).outcome == "accepted"
+        assert (await sdk.start(table, tokens[0])).outcome == "accepted"
+    finally:
+        await sdk.close()
+    seats = [await Seat.sit(server.url, table, token) for token in tokens]
+    try:
+        ana = seats[0]
+        # the bot (seat 2) plays until a person's turn; then nothing moves until that person does
+        await ana.wait(lambda: bool(ana.view.get("turn")) and ana.view["turn"]["seat"] != 2, 30)
+        mover = ana.view["turn"]["seat"]
+        idle = seats[1 - mover]
+        me = 1 - mover
+        number = idle.view["turn"]["number"]
+        start = len(idle.log)
+        outcomes = []
+        for i in range(20):
+            result = await (idle.play_for_me() if i % 2 == 0 else idle.take_back())
+            outcomes.append(result.code if result.outcome == "rejected" else result.outcome)
+            if i == 0:  # handed over: nothing to send but the seat commands
+                assert idle.you["legal"] == []
+                assert {"type": "take_back", "seat": me} in idle.controls
+        assert outcomes[:2] == ["accepted", "accepted"]
+        assert set(outcomes[2::2]) == {"rules/handover_used"}
+        assert set(outcomes[3::2]) == {"rules/not_handed_over"}
+        assert idle.view["turn"]["number"] == number  # all in one turn
+        kinds = [e["kind"] for e in idle.log[start:]]
+        assert kinds == ["seat_handed_over", "seat_taken_back"]
+        assert all(c["type"] != "play_for_me" for c in idle.controls)
+
+        # the seat on turn, handed over: no legal commands while the server plays it
+        active = seats[mover]
+        assert active.legal
+        result = await active.play_for_me()
+        assert result.outcome == "accepted"
+        assert active.you["legal"] == [] and any(c["type"] == "take_back" for c in active.controls)
+        await active.wait(lambda: active.view["turn"]["seat"] != mover, 20)  # its bot plays
+        assert (await active.take_back()).outcome == "accepted"
+
+        # handover votes: the rules look first, presence last
+        voter = seats[0]
+        await voter.until_version(active.version)
+        codes = [(await voter.vote_handover(target)).code for target in (0, 9, 2, 1)]
+        assert codes == [
+            "rules/bad_vote", "rules/unknown_seat", "rules/bot_seat", "command/player_present",
+        ]
+    finally:
+        for seat in seats:
+            await seat.close()
+
+
 async def test_the_creator_removes_a_player_and_closes_the_table(server: ServerProcess) -> None:
     table, tokens, owner = await make_table(server.url, 3, None, start=False)
     async with Client.connect(server.url) as lobby, Client.connect(server.url) as p1:
