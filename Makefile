@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(PY) bench/rules_bench.py
 	$(PY) bench/store_bench.py
 	$(PY) bench/protocol_bench.py
+	$(PY) bench/lobby_bench.py | tee $(BENCH_OUT)/lobby.txt
 	$(PY) bench/load_bench.py | tee $(BENCH_OUT)/load.txt
 	-$(PY) bench/load_bench.py --tables $(BENCH_LARGE) --ramp 30 | tee $(BENCH_OUT)/load1000.txt
 	-$(PY) bench/fanout_bench.py | tee $(BENCH_OUT)/fanout.txt

@@ -176,6 +176,8 @@ def start_server(
                 *where,
                 "--commands-per-second", "1000000",
                 "--max-connections-per-ip", "0",  # every bot connects from 127.0.0.1
+                "--tables-per-minute-per-ip", "0",  # ... and creates its tables from there
+                "--max-waiting-tables-per-ip", "0",
                 "--bot-delay", str(bot_delay),
                 "--decision-timeout", "0",
                 *extra,

@@ -135,6 +135,7 @@ def server_process(work: Path, name: str, redis_url: str) -> Process:
         sys.executable, "-m", "echoridge.cli", "serve", "--port", str(port),
         "--redis-url", redis_url, "--commands-per-second", "1000",
         "--max-connections-per-ip", "0", "--bot-delay", "0", "--decision-timeout", "0",
+        "--tables-per-minute-per-ip", "0", "--max-waiting-tables-per-ip", "0",
     ]  # fmt: skip
     return Process(name, args, port, work / f"{name}.log", {"PYTHONUNBUFFERED": "1"})
 

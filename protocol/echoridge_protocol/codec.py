@@ -78,7 +78,8 @@ _HEX: Final = re.compile(r"(?:[0-9a-f]{2})*")
 _COMMAND_TYPE: Final = re.compile(r"[a-z][a-z_]{0,63}")
 _PATTERNS: Final = MappingProxyType(
     {p: re.compile(p) for p in (
-        m.TABLE_ID_PATTERN, m.CODE_PATTERN, m.SENDER_PATTERN, r"[!-~]+", r"[a-z0-9_.-]+"
+        m.TABLE_ID_PATTERN, m.CODE_PATTERN, m.SENDER_PATTERN, m.CURSOR_PATTERN, r"[!-~]+",
+        r"[a-z0-9_.-]+",
     )}
 )
 

@@ -104,10 +104,16 @@ SESSION_CODES: Final[dict[str, str]] = {
     "table/not_finished": "The game at that table is not over yet.",
     "table/no_spectators": "That table does not allow spectators.",
     "table/damaged": "That table's history cannot be read; the table is closed.",
-    "table/closed": "That table was closed by its creator.",
+    "table/closed": (
+        "That table was closed: by its creator, or because its game did not start in time."
+    ),
     "table/bad_clock": "That clock is outside the server's limits.",
     "table/seat_free": "Nobody holds that seat.",
     "table/bad_mode": "Cooperative needs 2 to 4 seats, solo 1 seat.",
+    "table/too_many": (
+        "Too many tables from your address are waiting to start; start or close one first."
+    ),
+    "table/rate_limited": "Too many tables created from your address lately; wait a minute.",
     "command/stale_version": (
         "The table has moved on from the version you expected; look at the new view and retry."
     ),

@@ -83,6 +83,7 @@ Kind = Text | Int | Flag | Blob | Choice | Items | AnyMap | CommandMap | OpList
 MAX_SEATS: Final = 4
 MAX_SPECTATOR_DELAY: Final = 1000
 MAX_TABLES_LISTED: Final = 1000
+MAX_PAGE: Final = 100  # list_tables.limit: tables in one page of the listing, at most
 MAX_FEATURES: Final = 64
 MAX_NAME_CHARS: Final = 32
 MAX_LOG_ENTRIES: Final = 100_000
@@ -93,6 +94,7 @@ MAX_CHAT_LINES: Final = 200
 TABLE_ID_PATTERN: Final = r"[A-Za-z0-9_-]{1,64}"
 CODE_PATTERN: Final = r"[a-z]+/[a-z_]+"
 SENDER_PATTERN: Final = r"(seat|spectator):[0-9a-f]{1,32}"
+CURSOR_PATTERN: Final = r"[A-Za-z0-9_.:-]{1,128}"  # list_tables.cursor: opaque to clients
 
 
 GAME_MODES: Final = ("competitive", "cooperative", "solo")
@@ -121,6 +123,7 @@ ClockPreset = Literal["casual", "live", "correspondence", "custom"]
 ClockKind = Literal["turn", "decision", "handover"]
 Channel = Literal["table", "spectators"]
 TableStatus = Literal["waiting", "playing", "over"]
+ListedStatus = Literal["waiting", "playing"]  # list_tables.status: the listing's filter
 GameMode = Literal["competitive", "cooperative", "solo"]
 SessionKind = Literal["lobby", "seat", "spectator"]
 Outcome = Literal["accepted", "rejected", "duplicate"]

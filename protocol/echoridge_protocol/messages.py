@@ -30,12 +30,14 @@ from typing import Annotated, Any, ClassVar, Final
 from echoridge_protocol.errors import ProtocolError
 from echoridge_protocol.kinds import (
     CODE_PATTERN,
+    CURSOR_PATTERN,
     GAME_MODES,
     MAX_CHAT_CHARS,
     MAX_CHAT_LINES,
     MAX_FEATURES,
     MAX_LOG_ENTRIES,
     MAX_NAME_CHARS,
+    MAX_PAGE,
     MAX_SEATS,
     MAX_SPECTATOR_DELAY,
     MAX_TABLES_LISTED,
@@ -57,6 +59,7 @@ from echoridge_protocol.kinds import (
     Int,
     Items,
     Kind,
+    ListedStatus,
     LogEntries,
     Millis,
     Name,
@@ -105,12 +108,14 @@ from echoridge_protocol.server_messages import (
 # The field kinds, common field types and records (kinds.py, records.py) and the server's
 # messages (server_messages.py) are re-exported here: ``m.Text``, ``m.TableInfo``, ``m.Welcome``.
 __all__ = [
-    "CODE_PATTERN", "GAME_MODES", "MAX_CHAT_CHARS", "MAX_CHAT_LINES", "MAX_FEATURES",
-    "MAX_LOG_ENTRIES", "MAX_NAME_CHARS", "MAX_SEATS", "MAX_SPECTATOR_DELAY", "MAX_TABLES_LISTED",
+    "CODE_PATTERN", "CURSOR_PATTERN", "GAME_MODES", "MAX_CHAT_CHARS", "MAX_CHAT_LINES",
+    "MAX_FEATURES", "MAX_LOG_ENTRIES", "MAX_NAME_CHARS", "MAX_PAGE", "MAX_SEATS",
+    "MAX_SPECTATOR_DELAY", "MAX_TABLES_LISTED",
     "SAFE_INT", "SENDER_PATTERN", "TABLE_ID_PATTERN", "AnyMap", "Blob", "Bool", "BotKind",
     "Channel", "Chat", "ChatLine", "Choice", "Clock", "ClockKind", "ClockPreset", "Clocks",
     "Code", "CommandMap", "Created", "Deadline", "Delta", "ErrorMessage", "Flag", "GameMode",
-    "Int", "Items", "Joined", "Kind", "Limits", "LogEntries", "Millis", "Name", "OpList",
+    "Int", "Items", "Joined", "Kind", "Limits", "ListedStatus", "LogEntries", "Millis", "Name",
+    "OpList",
     "Outcome", "Pong", "Presence", "Reason", "RequestId", "Result", "Resume", "RunningClock",
     "SeatInfo", "SeatNo", "SeatPresence", "Seconds", "Sentence", "ServerBye", "SessionKind",
     "TableId", "TableInfo", "TableStatus", "Tables", "Text", "Token", "Transcript", "Version",
@@ -125,7 +130,8 @@ SUBPROTOCOL_JSON: Final = "echoridge.v2.json"
 SUBPROTOCOLS: Final = (SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON)
 
 FEATURES: Final = (
-    "lobby", "resume", "spectate", "bots", "transcripts", "clocks", "handover", "chat", "modes"
+    "lobby", "resume", "spectate", "bots", "transcripts", "clocks", "handover", "chat", "modes",
+    "lobby_pages",
 )
 """The feature names v2 defines (SPEC.md §8); a server lists those it offers in ``welcome``."""
 
@@ -174,12 +180,19 @@ class Hello:
 
 @dataclass(frozen=True, slots=True)
 class ListTables:
-    """List the public tables waiting for players or open to spectators; with ``table``, that
-    one table only, public or not (whoever has a table's id may see who sits at it)."""
+    """List the public tables waiting for players or open to spectators, newest first, one page
+    at a time: ``limit`` tables at most (absent: the server's page, 50 here), only those of
+    ``status`` and of ``mode`` when given, after ``cursor`` (a previous reply's ``next``).
+    With ``table``, that one table only, public or not (whoever has a table's id may see who
+    sits at it); the other fields do not apply to it."""
 
     TYPE: ClassVar[str] = "list_tables"
     id: RequestId
     table: TableId | None = None
+    status: Annotated[ListedStatus, Choice(("waiting", "playing"))] | None = None
+    mode: Annotated[GameMode, Choice(GAME_MODES)] | None = None
+    limit: Annotated[int, Int(1, MAX_PAGE)] | None = None
+    cursor: Annotated[str, Text(1, 128, pattern=CURSOR_PATTERN)] | None = None
 
 
 @dataclass(frozen=True, slots=True)

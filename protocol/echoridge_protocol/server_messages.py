@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
 from echoridge_protocol.kinds import (
+    CURSOR_PATTERN,
     MAX_CHAT_LINES,
     MAX_FEATURES,
     MAX_SEATS,
@@ -94,11 +95,13 @@ class Result:
 
 @dataclass(frozen=True, slots=True)
 class Tables:
-    """The answer to ``list_tables``."""
+    """The answer to ``list_tables``: one page of the listing, newest first; ``next``: the
+    ``cursor`` that asks for the page after it (absent: the last page)."""
 
     TYPE: ClassVar[str] = "tables"
     id: RequestId
     tables: Annotated[tuple[TableInfo, ...], Items(TableInfo, MAX_TABLES_LISTED)]
+    next: Annotated[str, Text(1, 128, pattern=CURSOR_PATTERN)] | None = None
 
 
 @dataclass(frozen=True, slots=True)

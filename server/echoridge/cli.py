@@ -11,6 +11,7 @@ from typing import Any
 
 from echoridge.net.gate import Admission
 from echoridge.net.limits import Limits
+from echoridge.tables.quota import LobbyLimits
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"  # play: the server of `make run`
 
@@ -136,6 +137,40 @@ def main(argv: list[str] | None = None) -> int:
         "X-Forwarded-For and X-Forwarded-Host are believed",
     )
     srv.add_argument(
+        "--tables-per-minute-per-ip",
+        type=int,
+        default=LobbyLimits.tables_per_minute,
+        metavar="N",
+        help="tables one client address (IPv6: one /64; behind --trusted-proxies, the "
+        "forwarded client) may create per minute, counted in Redis across workers and nodes; "
+        "more are refused with table/rate_limited (default %(default)s; 0: no limit, for load "
+        "tests such as `echo-ridge bots` that create many tables from one address)",
+    )
+    srv.add_argument(
+        "--max-waiting-tables-per-ip",
+        type=int,
+        default=LobbyLimits.waiting_tables,
+        metavar="N",
+        help="tables created from one client address that may wait to start at once; more are "
+        "refused with table/too_many (default %(default)s; 0: no limit)",
+    )
+    srv.add_argument(
+        "--table-idle-timeout",
+        type=int,
+        default=LobbyLimits.idle_seconds,
+        metavar="SECONDS",
+        help="close a table whose game has not started when it has had no seated player this "
+        "long (default %(default)s: 30 minutes; 0: never)",
+    )
+    srv.add_argument(
+        "--table-max-wait",
+        type=int,
+        default=LobbyLimits.max_wait_seconds,
+        metavar="SECONDS",
+        help="close a table whose game has not started this long after its creation, whoever "
+        "sits there (default %(default)s: 2 hours; 0: never)",
+    )
+    srv.add_argument(
         "--redis-url",
         default=os.environ.get("REDIS_URL") or None,
         help="use this Redis (default: $REDIS_URL, else an embedded redis-server); a Redis "
@@ -196,7 +231,13 @@ def main(argv: list[str] | None = None) -> int:
 
     bots = sub.add_parser("bots", help="play games with remote bots over the network and report")
     bots.add_argument("url", metavar="URL", help="the server, ws://HOST:PORT/ws")
-    bots.add_argument("--tables", type=int, default=1, help="tables to create and play")
+    bots.add_argument(
+        "--tables",
+        type=int,
+        default=1,
+        help="tables to create and play (a server allows 10 a minute from one address unless "
+        "started with --tables-per-minute-per-ip 0 --max-waiting-tables-per-ip 0)",
+    )
     bots.add_argument("--players", type=int, default=4, choices=range(1, 5), help="seats per table")
     bots.add_argument(
         "--mode",
@@ -249,8 +290,15 @@ def main(argv: list[str] | None = None) -> int:
             max_connections=args.max_connections,
             trusted_proxies=_list(args.trusted_proxies),
         )
+        lobby = LobbyLimits(
+            tables_per_minute=args.tables_per_minute_per_ip,
+            waiting_tables=args.max_waiting_tables_per_ip,
+            idle_seconds=args.table_idle_timeout,
+            max_wait_seconds=args.table_max_wait,
+        )
         try:
             admission.check()
+            lobby.check()
         except ValueError as exc:
             parser.error(str(exc))
         if args.ping_interval <= 0 or args.idle_timeout < 1 or args.commands_per_second < 1:
@@ -284,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
                 notify_url=args.notify_url,
                 notify_secret=args.notify_secret.encode(),
                 admission=admission,
+                lobby=lobby,
                 workers=workers,
                 table_affinity=not args.no_table_affinity,
                 replica_acks=args.replica_acks,

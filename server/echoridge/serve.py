@@ -28,6 +28,7 @@ from echoridge.store.embedded import EmbeddedRedis
 from echoridge.tables import Node
 from echoridge.tables.notices import Notices
 from echoridge.tables.notify import Notifier
+from echoridge.tables.quota import LobbyLimits
 
 log = get_logger("echoridge.serve")
 
@@ -57,6 +58,7 @@ class Options:
     notify_secret: bytes = b""
     event_loop: str = "uvloop"  # or "asyncio": the standard library's loop
     admission: Admission = dataclasses.field(default_factory=Admission)
+    lobby: LobbyLimits = dataclasses.field(default_factory=LobbyLimits)  # tables/quota.py
     workers: int = 1  # server processes on the port (workers.py)
     worker: int | None = None  # set in a worker of ``serve --workers``: its index
     table_affinity: bool = True  # workers route each table's connections to one (net/affinity.py)
@@ -96,7 +98,7 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
             redis_url, check=options.check_redis, replica_acks=options.replica_acks
         )
         metrics = server_metrics()
-        node = Node(storage, metrics, options.decision_seconds)
+        node = Node(storage, metrics, options.decision_seconds, options.lobby)
         node.bot_delay = options.bot_delay
         node.clock_floor = options.clock_floor
         notifier = None

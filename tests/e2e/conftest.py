@@ -65,6 +65,12 @@ def start_server(redis_url: str, log: Path, *extra: str) -> ServerProcess:
                 redis_url,
                 "--commands-per-second",
                 "1000",
+                # The tests create many tables from 127.0.0.1, on one Redis for the session:
+                # no lobby limits unless a test asks for them (tests/e2e/test_lobby_flood.py).
+                "--tables-per-minute-per-ip",
+                "0",
+                "--max-waiting-tables-per-ip",
+                "0",
                 *extra,
             ],
             stdin=subprocess.DEVNULL,

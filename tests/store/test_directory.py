@@ -24,6 +24,7 @@ from echoridge.store import (
 )
 from echoridge.store.directory import Directory
 from echoridge.store.embedded import free_port
+from echoridge.store.lobbyindex import INDEX_KEYS, index_key
 from tests.store.conftest import RedisServer
 
 StartRedis = Callable[..., RedisServer]
@@ -47,15 +48,20 @@ async def create(
 
 
 async def listed(directory: Directory, limit: int = 100) -> list[str]:
-    return [table for table, _ in await directory.open_tables(limit)]
+    """The first page of the lobby, newest first."""
+    return [table for table, _ in (await directory.page(limit)).tables]
 
 
 async def indexed(storage: Storage) -> list[str]:
-    """The raw lobby index, oldest first, without the read-time repair."""
+    """The raw lobby index (every listed table), newest first, without the read-time repair."""
     return [
         m.decode() if isinstance(m, bytes) else str(m)
-        for m in await storage.redis.zrange(keys.LOBBY, 0, -1)
+        for m in await storage.redis.zrevrange(index_key(), 0, -1)
     ]
+
+
+async def in_any_index(storage: Storage, table: str) -> bool:
+    return any([await storage.redis.zscore(key, table) is not None for key in INDEX_KEYS])
 
 
 # --- create, meta, update, secrets -----------------------------------------------------------
@@ -96,7 +102,7 @@ async def test_second_create_is_table_exists_and_changes_nothing(
         )
     assert await storage.directory.meta(table_id) == first
     assert await storage.directory.secret(table_id, "seed") == b"1"
-    assert await storage.redis.zscore(keys.LOBBY, table_id) is None
+    assert not await in_any_index(storage, table_id)
 
 
 @pytest.mark.parametrize(
@@ -120,7 +126,7 @@ async def test_invalid_table_ids_are_refused(storage: Storage, table: str) -> No
     with pytest.raises(StoreError, match="invalid table id"):
         await storage.directory.create(table, {"status": "open", "public": "1"})
     assert await storage.redis.exists(keys.meta(table)) == 0
-    assert await storage.redis.zscore(keys.LOBBY, table) is None
+    assert not await in_any_index(storage, table)
 
 
 @pytest.mark.parametrize("table", ["a" * 64, "A-b_9", "x"])
@@ -163,7 +169,7 @@ async def test_unknown_tables_are_table_not_found(storage: Storage, table_id: st
         await storage.directory.update(table_id, {})
     # A refused update creates nothing: no metadata, no lobby entry.
     assert await storage.redis.exists(keys.meta(table_id)) == 0
-    assert await storage.redis.zscore(keys.LOBBY, table_id) is None
+    assert not await in_any_index(storage, table_id)
     assert await storage.directory.secret(table_id, "seed") is None
 
 
@@ -189,25 +195,25 @@ async def test_set_secret_on_an_unknown_table_is_refused(storage: Storage, table
 # --- the lobby index -------------------------------------------------------------------------
 
 
-async def test_lobby_lists_exactly_the_open_public_tables_oldest_first(lobby: Storage) -> None:
+async def test_lobby_lists_exactly_the_open_public_tables_newest_first(lobby: Storage) -> None:
     d = lobby.directory
-    # Created in the reverse of their ids' order, so an index sorted by id would show.
-    await create(d, "t-c")
+    # Created in the order of their ids, so an index sorted by id would show.
+    await create(d, "t-a")
     await create(d, "t-private", public=False)
     await create(d, "t-b")
     await create(d, "t-playing", status="playing")
     await create(d, "t-over", status="over", public=True)
-    await create(d, "t-a")
-    tables = await d.open_tables()
-    assert [t for t, _ in tables] == ["t-c", "t-b", "t-a"]
-    for table, meta in tables:
+    await create(d, "t-c")
+    page = await d.page(100)
+    assert [t for t, _ in page.tables] == ["t-c", "t-b", "t-a"] and page.next is None
+    for table, meta in page.tables:
         assert meta == await d.meta(table)
     assert await indexed(lobby) == ["t-c", "t-b", "t-a"]  # nothing else was ever indexed
     assert await listed(d, limit=2) == ["t-c", "t-b"]
 
 
 async def test_lobby_is_empty_without_tables(lobby: Storage) -> None:
-    assert await lobby.directory.open_tables() == []
+    assert (await lobby.directory.page(50)).tables == []
     assert await lobby.directory.reindex() == 0
 
 
@@ -216,10 +222,10 @@ async def test_lobby_drops_a_table_whose_status_changes(lobby: Storage) -> None:
     for t in ("t-1", "t-2", "t-3"):
         await create(d, t)
     await d.update("t-2", {"status": "playing"})
-    assert await listed(d) == ["t-1", "t-3"]
-    assert await indexed(lobby) == ["t-1", "t-3"]  # dropped by update, not only hidden
+    assert await listed(d) == ["t-3", "t-1"]
+    assert await indexed(lobby) == ["t-3", "t-1"]  # dropped by update, not only hidden
     await d.update("t-2", {"status": "open"})  # back in, at its creation time
-    assert await listed(d) == ["t-1", "t-2", "t-3"]
+    assert await listed(d) == ["t-3", "t-2", "t-1"]
 
 
 async def test_lobby_drops_a_table_made_private_and_lists_one_made_public(lobby: Storage) -> None:
@@ -232,7 +238,7 @@ async def test_lobby_drops_a_table_made_private_and_lists_one_made_public(lobby:
     await d.update("t-2", {"public": "1"})
     assert await listed(d) == ["t-2"]
     await d.update("t-1", {"public": "1"})
-    assert await listed(d) == ["t-1", "t-2"]
+    assert await listed(d) == ["t-2", "t-1"]
 
 
 async def test_lobby_read_repairs_a_table_no_longer_open(lobby: Storage) -> None:
@@ -242,9 +248,9 @@ async def test_lobby_read_repairs_a_table_no_longer_open(lobby: Storage) -> None
     # Changed behind the store's back (as by a server that died between the metadata and the
     # index writes): the index still lists t-2.
     await lobby.redis.hset(keys.meta("t-2"), "status", "over")
-    assert await indexed(lobby) == ["t-1", "t-2", "t-3"]
-    assert await listed(d) == ["t-1", "t-3"]
-    assert await indexed(lobby) == ["t-1", "t-3"]  # the read removed it
+    assert await indexed(lobby) == ["t-3", "t-2", "t-1"]
+    assert await listed(d) == ["t-3", "t-1"]
+    assert await indexed(lobby) == ["t-3", "t-1"]  # the read removed it
 
 
 async def test_lobby_read_repairs_a_table_made_private_behind_its_back(lobby: Storage) -> None:
@@ -266,28 +272,35 @@ async def test_lobby_read_repairs_a_table_whose_meta_was_deleted(lobby: Storage)
         await d.meta("t-1")
 
 
-async def test_lobby_limit_counts_only_tables_it_returns(lobby: Storage) -> None:
+async def test_a_page_with_stale_entries_is_short_but_its_cursor_goes_on(lobby: Storage) -> None:
+    # The cost of a page is bounded by its size: entries found stale are dropped, not replaced
+    # by reading further; the cursor goes on after them.
     d = lobby.directory
     for t in ("t-1", "t-2", "t-3"):
         await create(d, t)
-    await lobby.redis.hset(keys.meta("t-1"), "status", "over")
-    assert await listed(d, limit=1) == ["t-2"]
+    await lobby.redis.hset(keys.meta("t-3"), "status", "over")
+    first = await d.page(1)
+    assert first.tables == [] and first.next is not None
+    second = await d.page(1, cursor=first.next)
+    assert [t for t, _ in second.tables] == ["t-2"] and second.next is not None
+    third = await d.page(1, cursor=second.next)
+    assert [t for t, _ in third.tables] == ["t-1"] and third.next is None
 
 
 async def test_reindex_restores_a_deleted_index(lobby: Storage) -> None:
     d = lobby.directory
-    for t in ("t-c", "t-b", "t-a"):
+    for t in ("t-a", "t-b", "t-c"):
         await create(d, t)
     await create(d, "t-private", public=False)
     await create(d, "t-playing", status="playing")
     await d.update("t-b", {"status": "playing"})
-    before = await d.open_tables()
+    before = (await d.page(50)).tables
     assert [t for t, _ in before] == ["t-c", "t-a"]
 
-    await lobby.redis.delete(keys.LOBBY)
-    assert await d.open_tables() == []
+    await lobby.redis.delete(*INDEX_KEYS)
+    assert (await d.page(50)).tables == []
     assert await d.reindex() == 2
-    assert await d.open_tables() == before  # same tables, same order (creation time kept)
+    assert (await d.page(50)).tables == before  # same tables, same order (creation time kept)
     assert await indexed(lobby) == ["t-c", "t-a"]
     assert await d.reindex() == 2  # idempotent
 
@@ -296,10 +309,11 @@ async def test_reindex_adds_a_table_missing_from_the_index(lobby: Storage) -> No
     d = lobby.directory
     await create(d, "t-1")
     await create(d, "t-2")
-    await lobby.redis.zrem(keys.LOBBY, "t-1")  # a server died between the table and the index
+    for key in INDEX_KEYS:  # a server died between the table and the index
+        await lobby.redis.zrem(key, "t-1")
     assert await listed(d) == ["t-2"]
     assert await d.reindex() == 2
-    assert await listed(d) == ["t-1", "t-2"]
+    assert await listed(d) == ["t-2", "t-1"]
 
 
 async def test_reindex_drops_tables_whose_meta_says_not_open(lobby: Storage) -> None:
@@ -423,7 +437,7 @@ async def test_a_redis_that_goes_away_gives_store_unavailable(
         with pytest.raises(StoreUnavailable):
             await s.directory.meta(table_id)
         with pytest.raises(StoreUnavailable):
-            await s.directory.open_tables()
+            await s.directory.page(50)
         with pytest.raises(StoreUnavailable):
             await s.directory.create(table_id + "x", {"status": "open"})
     finally:

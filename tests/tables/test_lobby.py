@@ -46,7 +46,7 @@ async def test_the_mode_is_kept_in_the_meta_and_listed(
     table, _, _ = await node.create(table_settings(seats, mode))
     assert (await node.lobby.meta(table))["mode"] == stored
     assert (await node.lobby.one(table)).mode == listed
-    [info] = [t for t in await node.lobby.list() if t.table == table]
+    [info] = [t for t in (await node.lobby.list())[0] if t.table == table]
     assert info.mode == listed and info.seats == seats
 
 

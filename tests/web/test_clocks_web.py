@@ -199,7 +199,7 @@ def test_the_creator_removes_a_player_and_closes_the_table(
     ann.page.click("#close-table")
     for person in (ann, cleo):
         expect(person.page.locator(".alarm")).to_contain_text(
-            "This table was closed by its creator.", timeout=10_000
+            "This table was closed: by its creator, or because its game", timeout=10_000
         )
     cleo.goto("/")
     expect(cleo.page.locator("#tables")).not_to_contain_text("Loading")
@@ -207,4 +207,4 @@ def test_the_creator_removes_a_player_and_closes_the_table(
     ann.goto("/")
     expect(ann.page.locator(f'[data-table="{table}"]')).to_have_count(0)  # forgotten
     cleo.goto(f"/#/watch/{table}")
-    expect(cleo.page.locator(".alarm")).to_contain_text("closed by its creator")
+    expect(cleo.page.locator(".alarm")).to_contain_text("closed: by its creator")

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import itertools
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -58,10 +58,13 @@ class Connection:
         subprotocol: str = m.SUBPROTOCOL_MSGPACK,
         on_message: OnMessage | None = None,
         timeout: float = TIMEOUT,
+        headers: Mapping[str, str] | None = None,
     ) -> Connection:
+        """``headers``: more HTTP headers for the upgrade request (a deployment's own)."""
         try:
             ws = await connect(
                 url,
+                additional_headers=headers,
                 subprotocols=[Subprotocol(subprotocol)],
                 open_timeout=timeout,
                 max_size=codec.SERVER_LIMITS.frame_bytes,

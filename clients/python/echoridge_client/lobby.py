@@ -1,5 +1,6 @@
-"""The lobby: list tables (or look one up by id), create (with a clock and a mode), join, leave
-and start tables, add bots, remove players and close tables (the creator's), fetch transcripts.
+"""The lobby: list tables (newest first, a page at a time: ``tables``, ``page``; or look one up
+by id), create (with a clock and a mode), join, leave and start tables, add bots, remove players
+and close tables (the creator's), fetch transcripts.
 
 ``create`` returns ``created`` with its ``owner`` token (the creator's secret, SPEC.md §4.2),
 also kept in ``owners`` by table for this lobby's life; ``remove_player`` and ``close_table``
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Mapping
 
 from echoridge_client.connection import Connection, hello, welcome_of
 from echoridge_client.errors import ClientError, Refused
@@ -31,7 +33,13 @@ class Lobby:
         self.owners: dict[str, str] = {}  # table -> the owner token of a table created here
 
     @classmethod
-    async def connect(cls, url: str, subprotocol: str = m.SUBPROTOCOL_MSGPACK) -> Lobby:
+    async def connect(
+        cls,
+        url: str,
+        subprotocol: str = m.SUBPROTOCOL_MSGPACK,
+        headers: Mapping[str, str] | None = None,
+    ) -> Lobby:
+        """``headers``: more HTTP headers for the upgrade request (a deployment's own)."""
         first: list[m.ServerMessage] = []
         welcomed = asyncio.Event()
 
@@ -40,7 +48,7 @@ class Lobby:
                 first.append(message)
                 welcomed.set()
 
-        connection = await Connection.open(url, subprotocol, on_message)
+        connection = await Connection.open(url, subprotocol, on_message, headers=headers)
         await connection.send(hello())
         try:
             async with asyncio.timeout(10):
@@ -77,10 +85,30 @@ class Lobby:
     def _id(self) -> str:
         return self.connection.next_id()
 
-    async def tables(self) -> tuple[m.TableInfo, ...]:
-        reply = await self._reply(m.ListTables(id=self._id()), m.Tables, retry=True)
+    async def tables(
+        self, status: m.ListedStatus | None = None, mode: m.GameMode | None = None
+    ) -> tuple[m.TableInfo, ...]:
+        """The first page of the listed tables (of ``status`` and ``mode``), newest first:
+        the server's page size (``page`` for the pages after it)."""
+        return (await self.page(status=status, mode=mode)).tables
+
+    async def page(
+        self,
+        cursor: str | None = None,
+        *,
+        status: m.ListedStatus | None = None,
+        mode: m.GameMode | None = None,
+        limit: int | None = None,
+    ) -> m.Tables:
+        """One page of the listing, newest first (SPEC.md §4.1): ``reply.tables``, and
+        ``reply.next``, the ``cursor`` of the page after it (None: the last page).  Pass the
+        same ``status`` and ``mode`` with a cursor."""
+        request = m.ListTables(
+            id=self._id(), status=status, mode=mode, limit=limit, cursor=cursor
+        )
+        reply = await self._reply(request, m.Tables, retry=True)
         assert isinstance(reply, m.Tables)
-        return reply.tables
+        return reply
 
     async def table(self, table: str) -> m.TableInfo | None:
         """One table by its id, whatever its status (public or not): its seats and who sits

@@ -314,7 +314,19 @@ export class Lobby {
   }
 
   async tables() {
-    return (await this.request({ type: "list_tables" }, undefined, { retry: true })).tables;
+    return (await this.page()).tables;
+  }
+
+  // One page of the listing, newest first (SPEC.md §4.1): { tables, next }, `next` the cursor
+  // of the page after it (absent: the last page). The server's page size when no limit.
+  async page({ cursor, status, mode, limit } = {}) {
+    const message = { type: "list_tables" };
+    if (status) message.status = status;
+    if (mode) message.mode = mode;
+    if (limit) message.limit = limit;
+    if (cursor) message.cursor = cursor;
+    const reply = await this.request(message, undefined, { retry: true });
+    return { tables: reply.tables || [], next: reply.next || null };
   }
 
   // One table by id, whatever its status (its seats with names and bots).

@@ -1,4 +1,5 @@
-// The lobby page: the public tables waiting for players (join or watch), creating a table
+// The lobby page: the public tables waiting for players (join or watch; newest first, a page
+// at a time: "More tables"), creating a table
 // (competitive or cooperative, with its clock: clocks.js; the creator's owner token is kept,
 // store.js),
 // the tables this browser holds a seat at, joining or watching by link or id, and how to play.
@@ -25,6 +26,7 @@ export class LobbyPage {
     this.lobby = lobby;
     this.navigate = navigate;
     this.timer = null;
+    this.pages = 1; // pages of the listing shown ("More tables" adds one)
   }
 
   open() {
@@ -96,6 +98,10 @@ export class LobbyPage {
     });
 
     this.list = h("div", { id: "tables" }, h("p", { class: "muted" }, "Loading…"));
+    this.more = h("button", { type: "button", id: "more-tables", hidden: true, onclick: () => {
+      this.pages += 1;
+      this.refresh();
+    } }, "More tables");
     this.listSignature = null;
     const mine = this.mine();
     replace(this.root,
@@ -109,7 +115,9 @@ export class LobbyPage {
           h("section", { class: "card tables-card", "aria-labelledby": "open-title" },
             h("h2", { id: "open-title" }, "Public tables"),
             this.list,
-            h("button", { type: "button", id: "refresh", onclick: () => this.refresh() }, "Refresh")),
+            h("div", { class: "buttons" },
+              h("button", { type: "button", id: "refresh", onclick: () => this.refresh() }, "Refresh"),
+              this.more)),
           mine,
           byId),
         howToPlay()));
@@ -154,15 +162,23 @@ export class LobbyPage {
     replace(this.list, build());
   }
 
+  // The first `this.pages` pages of the listing, newest first (more on "More tables").
   async refresh() {
     if (document.hidden) return;
-    let tables;
+    const tables = [];
+    let next = null;
     try {
-      tables = await this.lobby.tables();
+      for (let n = 0; n < this.pages; n++) {
+        const page = await this.lobby.page({ cursor: next });
+        tables.push(...page.tables);
+        next = page.next;
+        if (!next) break;
+      }
     } catch (err) {
       this.show(`error ${err.message}`, () => h("p", { class: "error" }, `The server cannot be reached: ${err.message}`));
       return;
     }
+    this.more.hidden = !next;
     const waiting = tables.filter((t) => !t.status || t.status === "waiting");
     const playing = tables.filter((t) => t.status === "playing");
     this.show(JSON.stringify(tables), () => [

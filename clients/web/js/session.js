@@ -353,7 +353,7 @@ function describeRefusal(err) {
     case "table/damaged":
       return "This table's history cannot be read; the table is closed.";
     case "table/closed":
-      return "This table was closed by its creator.";
+      return "This table was closed: by its creator, or because its game did not start in time.";
     default:
       return err.message || err.code;
   }
@@ -363,7 +363,7 @@ function describeRefusal(err) {
 function closeWords(code, bye) {
   const reason = String((bye && bye.reason) || "");
   if (code === 4009) return "This seat was opened in another window or tab.";
-  if (code === 4004 && reason.startsWith("table/closed")) return "This table was closed by its creator.";
+  if (code === 4004 && reason.startsWith("table/closed")) return "This table was closed: by its creator, or because its game did not start in time.";
   if (code === 4001 && reason.startsWith("auth/")) {
     return "This seat is not yours any more: the table's creator removed you, or the seat was given up.";
   }

@@ -161,7 +161,7 @@ class Gate:
                 connection, "origin", http.HTTPStatus.FORBIDDEN, "origin not allowed", address
             )
         settings = self.settings
-        key = _address_key(address)
+        key = address_key(address)
         if settings.max_per_address and self.by_address[key] >= settings.max_per_address:
             return self._refuse(
                 connection,
@@ -218,8 +218,9 @@ def _is_ip(text: str) -> bool:
     return True
 
 
-def _address_key(address: str) -> str:
-    """What the per-address cap counts: the address, or an IPv6 address's /64 network."""
+def address_key(address: str) -> str:
+    """What the per-address caps count (here, and the lobby's limits: tables/quota.py): the
+    address, or an IPv6 address's /64 network."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:

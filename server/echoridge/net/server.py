@@ -31,11 +31,12 @@ from websockets.typing import Subprotocol
 
 from echoridge.logs import get_logger
 from echoridge.net.affinity import Handoff, Router, listeners
-from echoridge.net.gate import Admission, Gate
+from echoridge.net.gate import Admission, Gate, address_key
 from echoridge.net.limits import Limits
 from echoridge.net.metrics import CONTENT_TYPE, ServerMetrics
 from echoridge.net.session import Session, peer_of
 from echoridge.tables import Node
+from echoridge.tables.quota import Requester
 from echoridge_protocol import messages as m
 
 log = get_logger("echoridge.net")
@@ -202,7 +203,9 @@ class GameServer:
         peer = peer_of(ws)
         if address is not None and not peer.startswith(f"{address}:"):
             peer = address  # (a client behind a trusted proxy)
-        session = Session(ws, self.node, self.limits, self.metrics, peer)
+        # The lobby's limits count the client's address (later, its identity).
+        requester = Requester(address_key(address or peer.rpartition(":")[0] or peer))
+        session = Session(ws, self.node, self.limits, self.metrics, peer, requester)
         self.sessions.add(session)
         try:
             await session.run()

@@ -30,6 +30,7 @@ from echoridge.net.outbox import Outbox
 from echoridge.store import StoreError
 from echoridge.tables import SPECTATORS, Node, Outcome, Settings, TableError
 from echoridge.tables.clocks import settings as clock_settings
+from echoridge.tables.quota import Requester
 from echoridge.tables.runner import TableRunner, command_name
 from echoridge.tables.tokens import token_hash
 from echoridge_protocol import codec
@@ -51,6 +52,7 @@ class Session(Handshake):
         limits: Limits,
         metrics: Any,
         peer: str | None = None,
+        requester: Requester | None = None,
     ) -> None:
         self.ws = ws
         self.node = node
@@ -68,6 +70,7 @@ class Session(Handshake):
         self.refusals: deque[float] = deque()
         self.last_heard = time.monotonic()
         self.peer = peer or peer_of(ws)
+        self.requester = requester  # who the lobby's limits count (tables/quota.py)
         self._sending_since: float | None = None  # a frame waits for the client's window
         self._abort_timer: asyncio.TimerHandle | None = None
 
@@ -280,10 +283,13 @@ class Session(Handshake):
         match message:
             case m.SendCommand():
                 await self._command(message)
-            case m.ListTables(id=rid, table=None):
-                self._send(m.Tables(id=rid, tables=tuple(await self.node.lobby.list())))
-            case m.ListTables(id=rid, table=table):
+            case m.ListTables(id=rid, table=str() as table):
                 self._send(m.Tables(id=rid, tables=(await self.node.lobby.one(table),)))
+            case m.ListTables(id=rid):
+                tables, after = await self.node.lobby.list(
+                    message.limit, message.status, message.mode, message.cursor
+                )
+                self._send(m.Tables(id=rid, tables=tuple(tables), next=after))
             case m.CreateTable(id=rid):
                 clock = clock_settings(
                     message.clock, self.node.decision_seconds, self.node.clock_floor
@@ -296,7 +302,7 @@ class Session(Handshake):
                     clock,
                     message.mode or "competitive",
                 )
-                table, commit, owner = await self.node.create(settings)
+                table, commit, owner = await self.node.create(settings, self.requester)
                 self._send(m.Created(id=rid, table=table, server_seed_commit=commit, owner=owner))
             case m.RemovePlayer(id=rid, table=table, owner=owner, seat=seat):
                 await self.node.remove(table, owner, seat)

@@ -63,7 +63,8 @@ def client(url: str, **options: Any) -> Redis:
 
 
 SCRIPT_NAMES = (
-    "APPEND", "CREATE_TABLE", "UPDATE_META", "JOIN", "LEAVE", "START", "CLOSE", "PRESENCE"
+    "APPEND", "CREATE_TABLE", "UPDATE_META", "JOIN", "LEAVE", "START", "CLOSE", "EXPIRE",
+    "PRESENCE", "RESERVE",
 )
 
 

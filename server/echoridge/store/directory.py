@@ -1,11 +1,14 @@
-"""Tables' metadata and secrets, and the lobby's index of public tables (open ones, and those
-playing that spectators may watch).
+"""Tables' metadata and secrets, and the lobby's indexes (store/lobbyindex.py: the listing of
+public tables, newest first in pages, and the expiry times of unstarted tables).
 
 Metadata (status, settings, seats) and secrets (server seed, seat token hashes) are hashes of
-their own, next to the log and never in it.  The lobby index is a sorted set outside any table's
-hash slot, so it cannot be changed atomically with a table in a Redis Cluster: it is written after
-the table, and every read checks each listed table against its metadata and drops stale entries,
-so the index never shows a table that is not open; ``reindex`` rebuilds it from the metadata.
+their own, next to the log and never in it.  The indexes are outside any table's hash slot, so
+they cannot be changed atomically with a table in a Redis Cluster: they are written after the
+table, and every read checks each listed table against its metadata and drops stale entries, so
+the lobby never lists a table that is not listed; ``reindex`` rebuilds them from the metadata.
+
+A table closed before its start (by its creator, or expired) keeps its keys for
+``RETIRED_SECONDS`` (``table/closed`` for a while), then Redis deletes them.
 """
 
 from __future__ import annotations
@@ -17,14 +20,26 @@ from typing import Any
 from echoridge.store import keys
 from echoridge.store.connection import Redis, Scripts, redis_errors
 from echoridge.store.errors import StoreError, TableExists, TableNotFound
+from echoridge.store.lobbyindex import ExpiryPolicy, LobbyIndex, Page, listed_status
 
-OPEN = "open"
+RETIRED_SECONDS = 3600  # a closed table's keys live on this long
 
 
 class Directory:
     def __init__(self, redis: Redis, scripts: Scripts | None = None) -> None:
         self.redis = redis
         self.scripts = scripts or Scripts(redis)
+        self.lobby = LobbyIndex(redis)
+        self.retired_seconds = RETIRED_SECONDS
+
+    @property
+    def expiry(self) -> ExpiryPolicy:
+        """When unstarted tables are closed (this node's settings; never by default)."""
+        return self.lobby.policy
+
+    @expiry.setter
+    def expiry(self, policy: ExpiryPolicy) -> None:
+        self.lobby.policy = policy
 
     async def create(
         self, table: str, meta: Mapping[str, str], secrets: Mapping[str, bytes] = {}
@@ -52,7 +67,7 @@ class Directory:
         self, table: str, name: str, client_seed: bytes, token_hash: str, bot: str = ""
     ) -> str | int:
         """Take the lowest free seat (for a bot of kind ``bot``); the seat, or why not:
-        missing, started, full."""
+        missing, started, closed, damaged, full."""
         reply = await self.scripts.call(
             "JOIN",
             (keys.meta(table), keys.secrets(table)),
@@ -65,7 +80,8 @@ class Directory:
         return int(reply[1])
 
     async def leave(self, table: str, seat: int, token_hash: str) -> str:
-        """Give a seat up before the start: ok, missing, started or bad_token."""
+        """Give a seat up before the start: ok, missing, started, closed, damaged or
+        bad_token."""
         reply = await self.scripts.call(
             "LEAVE", (keys.meta(table), keys.secrets(table)), (seat, token_hash)
         )
@@ -75,15 +91,35 @@ class Directory:
         return outcome
 
     async def close(self, table: str) -> str:
-        """Close an open table for good: ok, missing or started."""
-        reply = await self.scripts.call("CLOSE", (keys.meta(table),), ())
+        """Close an open table for good (its keys then live ``retired_seconds``): ok, missing,
+        started, closed or damaged."""
+        reply = await self.scripts.call("CLOSE", keys.lasting(table), (self.retired_seconds,))
         outcome = _text(reply[0])
         if outcome == "ok":
             await self._index(table, await self.meta(table))
         return outcome
 
+    async def expire(self, table: str) -> tuple[str, int | None]:
+        """Close an open table if its time is up (``expiry``; its keys then live
+        ``retired_seconds``): (ok, None), (later, when), (never, None), or why not (missing,
+        started, closed, damaged).  The expiry index follows."""
+        policy = self.lobby.policy
+        reply = await self.scripts.call(
+            "EXPIRE",
+            keys.lasting(table),
+            (policy.idle_ms, policy.max_ms, self.retired_seconds),
+        )
+        outcome = _text(reply[0])
+        at = int(reply[1]) if outcome == "later" else None
+        if outcome == "later":
+            await self.lobby.reschedule(table, at)
+        else:
+            await self._index(table, await self._meta_or_none(table) or {})
+        return outcome, at
+
     async def start(self, table: str) -> str:
-        """Mark a full open table as playing: ok, missing, started or not_full."""
+        """Mark a full open table as playing: ok, missing, started, closed, damaged or
+        not_full."""
         reply = await self.scripts.call("START", (keys.meta(table),), ())
         outcome = _text(reply[0])
         if outcome == "ok":
@@ -124,54 +160,39 @@ class Directory:
 
     async def set_secret(self, table: str, name: str, value: bytes) -> None:
         async with redis_errors("writing a table secret"):
-            if not await self.redis.exists(keys.meta(table)):  # tables are never deleted
+            if not await self.redis.exists(keys.meta(table)):  # (or closed long ago)
                 raise TableNotFound(table)
             await self.redis.hset(keys.secrets(table), name, value)
 
-    async def open_tables(self, limit: int = 1000) -> list[tuple[str, dict[str, str]]]:
-        """Up to ``limit`` listed tables (public and open, or public, playing and open to
-        spectators), oldest first, each checked against its metadata
-        (stale index entries are dropped on the way and do not count)."""
-        out: list[tuple[str, dict[str, str]]] = []
-        start = 0
-        while len(out) < limit:
-            async with redis_errors("reading the lobby"):
-                ids = await self.redis.zrange(keys.LOBBY, start, start + limit - 1)
-            if not ids:
-                break
-            tables = [_text(raw) for raw in ids]
-            async with redis_errors("reading the lobby"):
-                pipe = self.redis.pipeline(transaction=False)
-                for table in tables:
-                    pipe.hgetall(keys.meta(table))
-                metas: list[Any] = await pipe.execute()  # one round trip per page
-            stale = []
-            for table, raw_meta in zip(tables, metas, strict=True):
-                meta = {_text(k): _text(v) for k, v in raw_meta.items()}
-                if meta and _listed(meta):
-                    if len(out) < limit:
-                        out.append((table, meta))
-                else:
-                    stale.append(table)
-            if stale:
-                async with redis_errors("repairing the lobby"):
-                    await self.redis.zrem(keys.LOBBY, *stale)
-            start += len(ids) - len(stale)
-        return out
+    async def page(
+        self,
+        limit: int,
+        status: str | None = None,
+        mode: str | None = None,
+        cursor: str | None = None,
+    ) -> Page:
+        """One page of the lobby, newest first (store/lobbyindex.py): up to ``limit`` listed
+        tables (public and open, or public, playing and open to spectators) of ``status``
+        (``waiting``, ``playing``) and ``mode``, after ``cursor``; each checked against its
+        metadata (stale index entries are dropped on the way).  ValueError for a cursor this
+        server did not make."""
+        return await self.lobby.page(limit, status, mode, cursor)
 
     async def reindex(self) -> int:
-        """Rebuild the lobby index from every table's metadata; returns the tables listed."""
+        """Rebuild the lobby's indexes from every table's metadata; returns the tables listed."""
         listed = 0
+        for table in await self.lobby.members():
+            if await self._meta_or_none(table) is None:
+                await self._index(table, {})
         async with redis_errors("rebuilding the lobby"):
-            for raw in await self.redis.zrange(keys.LOBBY, 0, -1):
-                if await self._meta_or_none(_text(raw)) is None:
-                    await self.redis.zrem(keys.LOBBY, _text(raw))
             async for key in self.redis.scan_iter(match="er:{*}:meta", count=500):
                 name = _text(key)
                 table = name[len("er:{") : -len("}:meta")]
-                meta = await self.meta(table)
+                meta = await self._meta_or_none(table)
+                if meta is None:
+                    continue  # (expired meanwhile)
                 await self._index(table, meta)
-                listed += _listed(meta)
+                listed += listed_status(meta) is not None
         return listed
 
     async def _meta_or_none(self, table: str) -> dict[str, str] | None:
@@ -181,18 +202,7 @@ class Directory:
             return None
 
     async def _index(self, table: str, meta: Mapping[str, str]) -> None:
-        async with redis_errors("updating the lobby"):
-            if _listed(meta):
-                await self.redis.zadd(keys.LOBBY, {table: int(meta.get("created", "0"))})
-            else:
-                await self.redis.zrem(keys.LOBBY, table)
-
-
-def _listed(meta: Mapping[str, str]) -> bool:
-    if meta.get("public") != "1":
-        return False
-    status = meta.get("status")
-    return status == OPEN or (status == "playing" and meta.get("spectators") == "1")
+        await self.lobby.update(table, meta)
 
 
 def _text(value: object) -> str:

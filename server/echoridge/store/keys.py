@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-LOBBY = "er:lobby:open"  # sorted set of open public tables (score: creation time in ms)
+# The lobby's indexes (sorted sets er:lobby:STATUS:MODE, er:lobby:expiry): store/lobbyindex.py.
+# A client's quota of tables (er:quota:{WHO}:made, er:quota:{WHO}:waiting): store/quota.py.
 
 
 def log(table: str) -> str:
@@ -27,6 +28,22 @@ def meta(table: str) -> str:
 def secrets(table: str) -> str:
     """Hash: the table's secrets (server seed, seat token hashes); never in the log."""
     return f"er:{{{table}}}:secret"
+
+
+def lasting(table: str) -> tuple[str, ...]:
+    """Every key a table may have that does not expire by itself (the log, metadata, secrets,
+    command ids, chat (store/chat.py), the presence sets (store/presence.py)): a table closed
+    before its start gives each of them a time to live."""
+    return (
+        meta(table),
+        secrets(table),
+        log(table),
+        command_ids(table),
+        f"er:{{{table}}}:chat:table",
+        f"er:{{{table}}}:chat:spectators",
+        f"er:{{{table}}}:nodes",
+        f"er:{{{table}}}:away",
+    )
 
 
 def table_of_log(key: str) -> str:

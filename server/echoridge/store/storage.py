@@ -23,6 +23,7 @@ from echoridge.store.directory import Directory
 from echoridge.store.follow import Follower
 from echoridge.store.log import EventStore
 from echoridge.store.presence import PresenceStore
+from echoridge.store.quota import Quotas
 
 
 class Storage:
@@ -32,6 +33,7 @@ class Storage:
         self.scripts = Scripts(redis)
         self.log = EventStore(redis, self.scripts, replica_acks)
         self.directory = Directory(redis, self.scripts)
+        self.quotas = Quotas(redis, self.scripts)  # tables per client (store/quota.py)
         self.follower: Follower = (
             ClusterFollower(self.log, redis)
             if isinstance(redis, RedisCluster)

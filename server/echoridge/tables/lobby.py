@@ -1,7 +1,10 @@
-"""The lobby: creating, listing, joining and leaving tables, and seat tokens.
+"""The lobby: creating (within the client's limits, tables/quota.py), listing (newest first, in
+pages), joining and leaving tables, and seat tokens.
 
 A table's metadata (store ``meta``): ``status`` (open → playing → over, or damaged, or open →
-closed by its creator), ``seats``, ``taken``, ``public``, ``spectators``, ``spectator_delay``,
+closed by its creator or by expiry: tables/expiry.py; ``closed_by``: ``owner`` or ``expiry``),
+``idle_since`` (open with no seated person since, ms), ``seats``, ``taken``, ``public``,
+``spectators``, ``spectator_delay``,
 ``epoch``, ``created``, ``commit`` (SHA-256 of the server seed, hex), ``clock`` (its clock
 settings, JSON: tables/clocks.py), ``mode`` (``competitive`` or ``cooperative``; absent from
 tables made before modes existed: competitive), and per seat ``name:N``, ``bot:N`` (a seat the
@@ -19,19 +22,24 @@ from hmac import compare_digest as secrets_equal
 from typing import cast
 
 from echoridge.store import Storage, TableNotFound
+from echoridge.store.lobbyindex import mode_of
 from echoridge.tables.clocks import CASUAL, ClockSettings, from_meta
 from echoridge.tables.errors import TableError
+from echoridge.tables.quota import LobbyLimits, Requester, reserve
 from echoridge.tables.tokens import new_token, seat_of, token_hash
 from echoridge_protocol import messages as m
 from echoridge_protocol.fairness import server_seed_commit
 
 MAX_SPECTATOR_DELAY = 100
+PAGE = 50  # tables in a page of the listing when the client names no limit
 _STATUS: dict[str, m.TableStatus] = {"open": "waiting", "playing": "playing", "over": "over"}
 _GONE = {"damaged": "table/damaged", "closed": "table/closed"}  # statuses nobody may enter
 
 _REFUSALS = {
     "missing": "table/not_found",
     "started": "table/started",
+    "closed": "table/closed",
+    "damaged": "table/damaged",
     "full": "table/full",
     "not_full": "table/not_full",
     "bad_token": "auth/bad_token",
@@ -75,19 +83,28 @@ def _stored_mode(settings: Settings) -> str:
 def listed_mode(meta: dict[str, str]) -> m.GameMode:
     """A table's mode as its listing and its game's view name it: ``solo`` for one seat of the
     competitive game."""
-    if meta.get("mode") == "cooperative":
-        return "cooperative"
-    return "solo" if int(meta["seats"]) == 1 else "competitive"
+    return cast(m.GameMode, mode_of(meta))
+
+
+def _refuse_gone(meta: dict[str, str]) -> None:
+    """A closed or damaged table refuses every lobby request with its own code."""
+    if meta["status"] in _GONE:
+        raise TableError(_GONE[meta["status"]])
 
 
 class Lobby:
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, limits: LobbyLimits | None = None) -> None:
         self.storage = storage
         self.directory = storage.directory
+        self.limits = limits or LobbyLimits()
+        self.directory.expiry = self.limits.expiry()
 
-    async def create(self, settings: Settings) -> tuple[str, bytes, str]:
+    async def create(
+        self, settings: Settings, who: Requester | None = None
+    ) -> tuple[str, bytes, str]:
         """A new table; returns its id, the commitment to its server seed and its creator's
-        ``owner`` token."""
+        ``owner`` token.  ``who`` asks: the table counts against its limits (tables/quota.py;
+        ``table/rate_limited``, ``table/too_many``)."""
         if not 1 <= settings.seats <= 4:
             raise TableError("protocol/bad_field", "A table has 1 to 4 seats.")
         if not 0 <= settings.spectator_delay <= MAX_SPECTATOR_DELAY:
@@ -98,6 +115,7 @@ class Lobby:
         server_seed = os.urandom(32)
         owner = new_token()
         table = "t-" + random_ids.token_hex(5)
+        await reserve(self.storage.quotas, self.limits, who, table)
         await self.directory.create(
             table,
             {
@@ -122,15 +140,23 @@ class Lobby:
         except TableNotFound:
             raise TableError("table/not_found") from None
 
-    async def list(self, limit: int = m.MAX_TABLES_LISTED) -> list[m.TableInfo]:
-        """Public tables waiting for players, and those playing that may be watched; oldest
-        first."""
-        out = []
-        for table, meta in await self.directory.open_tables(limit):
-            if meta["status"] == "open" and int(meta["taken"]) >= int(meta["seats"]):
-                continue  # full, about to start
-            out.append(await self._info(table, meta))
-        return out
+    async def list(
+        self,
+        limit: int | None = None,
+        status: str | None = None,
+        mode: str | None = None,
+        cursor: str | None = None,
+    ) -> tuple[list[m.TableInfo], str | None]:
+        """One page of the public tables waiting for players (not full) and of those playing
+        that may be watched, of ``status`` and ``mode``, newest first, after ``cursor``; and
+        the cursor of the next page (None: the last).  Its cost is bounded by the page."""
+        try:
+            page = await self.directory.page(limit or PAGE, status, mode, cursor)
+        except ValueError:
+            raise TableError(
+                "protocol/bad_field", "list_tables.cursor: not a cursor of this server"
+            ) from None
+        return [await self._info(table, meta) for table, meta in page.tables], page.next
 
     async def _info(self, table: str, meta: dict[str, str]) -> m.TableInfo:
         if "commit" not in meta:  # a table created before its commitment was kept in meta
@@ -141,13 +167,13 @@ class Lobby:
     async def one(self, table: str) -> m.TableInfo:
         """One table's listing entry, public or not (table/not_found if there is none)."""
         meta = await self.meta(table)
-        if meta["status"] in _GONE:
-            raise TableError(_GONE[meta["status"]])
+        _refuse_gone(meta)
         return await self._info(table, meta)
 
     async def check_owner(self, table: str, owner: str) -> None:
-        """Unless ``owner`` is the table's creator's token: table/not_found, auth/bad_token."""
-        await self.meta(table)
+        """Unless ``owner`` is the table's creator's token: table/not_found, auth/bad_token;
+        table/closed, table/damaged for a table closed or damaged."""
+        _refuse_gone(await self.meta(table))
         stored = await self.directory.secret(table, "owner")
         if stored is None or not secrets_equal(stored.decode(), token_hash(owner)):
             raise TableError("auth/bad_token")
@@ -170,15 +196,12 @@ class Lobby:
         if outcome != "ok":
             raise TableError(_REFUSALS[outcome])
 
-
     async def join(
         self, table: str, name: str, client_seed: bytes, bot: str = ""
     ) -> tuple[int, str]:
         token = new_token()
         outcome = await self.directory.join(table, name, client_seed, token_hash(token), bot)
         if isinstance(outcome, str):
-            if outcome == "started" and (await self.meta(table))["status"] in _GONE:
-                raise TableError(_GONE[(await self.meta(table))["status"]])
             raise TableError(_REFUSALS[outcome])
         return outcome, token
 
@@ -193,8 +216,9 @@ class Lobby:
         return seat
 
     async def authenticate(self, table: str, token: str) -> int:
-        """The seat a token holds at a table (auth/bad_token if none)."""
-        await self.meta(table)
+        """The seat a token holds at a table (auth/bad_token if none; table/closed,
+        table/damaged for a table closed or damaged, whatever the token)."""
+        _refuse_gone(await self.meta(table))
         seat = seat_of(token, await self.directory.secrets(table))
         if seat is None:
             raise TableError("auth/bad_token")

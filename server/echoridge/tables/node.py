@@ -17,7 +17,9 @@ from echoridge.rules import State, Status, evolve
 from echoridge.store import Conflict, Storage, StoreError
 from echoridge.tables.clockwork import Clockwork
 from echoridge.tables.errors import TableError
+from echoridge.tables.expiry import Sweeper
 from echoridge.tables.lobby import Lobby, Settings
+from echoridge.tables.quota import LobbyLimits, Requester
 from echoridge.tables.runner import MakeWelcome, Outcome, Sink, TableRunner
 from echoridge.tables.tokens import token_hash
 from echoridge.transcript import Recorder
@@ -30,18 +32,25 @@ log = get_logger("echoridge.tables")
 
 
 class Node:
-    def __init__(self, storage: Storage, metrics: Any = None, decision_seconds: float = 0) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        metrics: Any = None,
+        decision_seconds: float = 0,
+        limits: LobbyLimits | None = None,
+    ) -> None:
         self.storage = storage
         self.id = secrets.token_hex(6)  # names this process in shared state (presence)
         self.decision_seconds = decision_seconds  # 0: decisions never time out
         self.bot_delay = 0.0  # seconds a server-side bot waits before it moves
-        self.lobby = Lobby(storage)
+        self.lobby = Lobby(storage, limits)  # (limits: tables/quota.py)
         self.metrics = metrics
         self.runners: dict[str, TableRunner] = {}
         self._opening: dict[str, asyncio.Future[TableRunner]] = {}
         self._reapers: dict[str, asyncio.TimerHandle] = {}
         self.seat_sessions: dict[tuple[str, int], Any] = {}  # (table, seat) -> its session here
         self.clock_index = Clockwork(self)  # deadlines of tables no node may be running
+        self.expiry = Sweeper(self)  # tables whose game never started, closed in time
         self.clock_floor: int | None = None  # the shortest clock times allowed (tests, demos)
         self.notices: Any = None  # play by notification (notices.py), with --notify-url
 
@@ -115,11 +124,14 @@ class Node:
         )
 
     def start_tasks(self) -> None:
-        """Start the node's own tasks (the clock index); a running loop is needed."""
+        """Start the node's own tasks (the clock index, the expiry of unstarted tables); a
+        running loop is needed."""
         self.clock_index.start()
+        self.expiry.start()
 
     async def close(self) -> None:
         await self.clock_index.close()
+        await self.expiry.close()
         if self.notices is not None:
             await self.notices.close()
         for handle in self._reapers.values():
@@ -153,9 +165,12 @@ class Node:
 
     # --- the lobby ------------------------------------------------------------------------------
 
-    async def create(self, settings: Settings) -> tuple[str, bytes, str]:
-        """A new table: its id, its server seed's commitment and its creator's token."""
-        table, commit, owner = await self.lobby.create(settings)
+    async def create(
+        self, settings: Settings, who: Requester | None = None
+    ) -> tuple[str, bytes, str]:
+        """A new table: its id, its server seed's commitment and its creator's token (within
+        ``who``'s limits: tables/quota.py)."""
+        table, commit, owner = await self.lobby.create(settings, who)
         log.info(
             "table created",
             table=table,
@@ -178,12 +193,17 @@ class Node:
     async def close_table(self, table: str, owner: str) -> None:
         """The creator closes a table that never started."""
         await self.lobby.close(table, owner)
+        await self.closed_here(table)
+        log.info("table closed by its creator", table=table)
+
+    async def closed_here(self, table: str) -> None:
+        """A table was closed before its start (by its creator, or expired): its sessions on
+        this node are closed (4004) and its runner with them."""
         runner = self.runners.pop(table, None)
         if runner is not None:
             runner.table_closed()
             await runner.close()
             self._set_tables_gauge()
-        log.info("table closed by its creator", table=table)
 
     async def leave(self, table: str, token: str, asking: Sink | None = None) -> int:
         """Give a seat up before the start; its sessions here are closed at once (4001), but

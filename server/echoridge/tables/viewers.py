@@ -238,8 +238,8 @@ class Viewers:
                     raise TableError("auth/bad_token")
                 if credential is not None:
                     self.credentials[sink] = credential
-                if self.tokens is None:
-                    self._arm_seat_check()
+            if self.tokens is None:
+                self._arm_seat_check()
             group = self.groups.get(key)
             if group is None:
                 target = self._target(key)
@@ -313,13 +313,15 @@ class Viewers:
                     sink.close(4001, "auth/bad_token: the seat was given up")
 
     def table_closed(self) -> None:
-        """The table's creator closed it: every session here is closed (4004)."""
+        """The table was closed before its start (by its creator, or expired: tables/expiry.py):
+        every session here is closed (4004)."""
         self._close_all(4004, "table/closed")
         self.closed = True
 
     def _arm_seat_check(self) -> None:
-        """Before the start, a seat given up on another node is noticed here within
-        ``SEAT_CHECK_SECONDS`` (after the start, tokens never change: see ``_load_game``)."""
+        """Before the start, a seat given up on another node, and the table closed there, are
+        noticed here within ``SEAT_CHECK_SECONDS`` (after the start, tokens never change: see
+        ``_load_game``)."""
         if self._seat_check is not None or self.closed:
             return
         loop = asyncio.get_running_loop()
@@ -329,16 +331,17 @@ class Viewers:
 
     async def _check_seats(self) -> None:
         self._seat_check = None
-        if self.closed or self.tokens is not None or not self.credentials:
+        if self.closed or self.tokens is not None or not self.sessions:
             return
         with contextlib.suppress(StoreError, TableError):
             if (await self.lobby.meta(self.table))["status"] == "closed":
-                self.table_closed()  # by its creator, on another node
+                self.table_closed()  # by its creator or by expiry, on another node
                 return
-            tokens = await self.lobby.token_hashes(self.table)
-            if self.tokens is None:  # (the game may have been loaded meanwhile)
-                self._close_seats(lambda key, held: tokens.get(key) != held)
-        if self.tokens is None and self.credentials:
+            if self.credentials:
+                tokens = await self.lobby.token_hashes(self.table)
+                if self.tokens is None:  # (the game may have been loaded meanwhile)
+                    self._close_seats(lambda key, held: tokens.get(key) != held)
+        if self.tokens is None and self.sessions:
             self._arm_seat_check()
 
     @property

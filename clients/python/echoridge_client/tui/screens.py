@@ -1,6 +1,7 @@
 """The lobby and the waiting room of ``echo-ridge play``.
 
-Lobby: the public tables waiting for players or being played, with the game each plays
+Lobby: the public tables waiting for players or being played, newest first, a page at a time
+(F6: more), with the game each plays
 (competitive, solo or cooperative; select one to join it, or to watch it), a form to create a
 table (seats 1-4, the mode: competitive, or cooperative with 2-4 seats; public, spectators) and
 to join a table by its id.  Waiting room: the table id to give to friends, its game, its seats
@@ -94,6 +95,7 @@ class Context:
 class LobbyScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         ("f5", "refresh", "Refresh tables"),
+        ("f6", "more", "More tables"),
         Binding("f1", "help", "How to play"),
         ("ctrl+q", "app.quit", "Quit"),
     ]
@@ -105,6 +107,7 @@ class LobbyScreen(Screen[None]):
         self.listed: dict[str, int] = {}  # table -> seats, from the last listing
         self.modes: dict[str, str] = {}  # table -> its mode in words, from the last listing
         self.playing: set[str] = set()  # tables of the last listing being played
+        self.pages = 1  # pages of the listing shown (F6 adds one)
         self.timer: Timer | None = None
         self.sub_title = f"lobby of {ctx.url}"
 
@@ -116,7 +119,9 @@ class LobbyScreen(Screen[None]):
                 yield Label("Public tables (Enter joins a waiting table, watches one being played)")
                 table: DataTable[str] = DataTable(id="tables", cursor_type="row")
                 yield table
-                yield Button("Refresh (F5)", id="refresh")
+                with Horizontal(id="list-buttons"):
+                    yield Button("Refresh (F5)", id="refresh")
+                    yield Button("More tables (F6)", id="more", disabled=True)
             with Vertical(id="forms"):
                 yield Label("Your name")
                 yield Input(self.ctx.name, id="name", max_length=32)
@@ -164,13 +169,21 @@ class LobbyScreen(Screen[None]):
         if self.ctx.lobby is None:
             self.run_worker(self._connect(), exclusive=True, group="lobby")
             return
+        tables: list[m.TableInfo] = []
+        cursor: str | None = None
         try:
-            tables = await self.ctx.lobby.tables()
+            for _ in range(self.pages):  # the pages shown, newest first
+                page = await self.ctx.lobby.page(cursor)
+                tables += page.tables
+                cursor = page.next
+                if cursor is None:
+                    break
         except ClientError as exc:
             self.status(f"Lost the lobby: {exc}  (F5 reconnects)", error=True)
             lobby, self.ctx.lobby = self.ctx.lobby, None
             await lobby.close()
             return
+        self.query_one("#more", Button).disabled = cursor is None
         widget = self.query_one("#tables", DataTable)
         widget.clear()
         self.listed, self.modes = {}, {}
@@ -198,6 +211,13 @@ class LobbyScreen(Screen[None]):
     @on(Button.Pressed, "#refresh")
     async def _refresh_pressed(self) -> None:
         await self._refresh()
+
+    @on(Button.Pressed, "#more")
+    async def action_more(self) -> None:
+        """Show one more page of the listing (when there is one)."""
+        if not self.query_one("#more", Button).disabled:
+            self.pages += 1
+            await self._refresh()
 
     @on(Button.Pressed, "#create")
     def _create_pressed(self) -> None:
