@@ -66,8 +66,8 @@ class AnyMap:
 
 @dataclass(frozen=True, slots=True)
 class CommandMap:
-    """An engine command as a map: a string ``type`` (``[a-z][a-z_]*``) and values that are
-    nil, booleans, integers, strings or (nested) lists of those."""
+    """A game command a client sends: a map that is exactly one of the commands of
+    ``commands.CLIENT_COMMANDS`` (SPEC.md §5.4), checked like every other map a client sends."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +87,7 @@ MAX_FEATURES: Final = 64
 MAX_NAME_CHARS: Final = 32
 MAX_LOG_ENTRIES: Final = 100_000
 MAX_CLOCK_SECONDS: Final = 90 * 86400
-MAX_CHAT_CHARS: Final = 2000  # the codec's bound; the server's own limit is lower (SPEC.md §6.7)
+MAX_CHAT_CHARS: Final = 2000  # the codec's bound (a client string's); the chat's is lower (§6.7)
 MAX_CHAT_LINES: Final = 200
 
 TABLE_ID_PATTERN: Final = r"[A-Za-z0-9_-]{1,64}"

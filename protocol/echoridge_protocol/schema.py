@@ -82,7 +82,7 @@ def _kind(kind: m.Kind, owner: str, field: str) -> dict[str, Any]:
         case m.AnyMap():
             return _ref(_OPAQUE[(owner, field)])
         case m.CommandMap():
-            return _ref("Command")
+            return _ref("ClientCommand")
         case m.OpList():
             return _ref("Ops")
     raise TypeError(f"no schema for {kind!r}")  # pragma: no cover
