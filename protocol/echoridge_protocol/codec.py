@@ -330,6 +330,8 @@ def _field(kind: FieldKind, value: Any, is_json: bool, lenient: bool) -> Any:
             raise Fail(BAD_FIELD, "must be a list")
         if len(value) > kind.max_items:
             raise Fail(BAD_FIELD, f"at most {kind.max_items} items")
+        if len(value) < kind.min_items and not lenient:  # (a client reads an empty one)
+            raise Fail(BAD_FIELD, f"at least {kind.min_items} items (or left out)")
         items = []
         for i, item in enumerate(value):
             try:

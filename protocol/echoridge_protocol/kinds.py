@@ -53,10 +53,12 @@ class Choice:
 
 @dataclass(frozen=True, slots=True)
 class Items:
-    """A list of at most ``max_items`` values, each of kind ``item`` (a kind or a record class)."""
+    """A list of ``min_items`` to ``max_items`` values, each of kind ``item`` (a kind or a
+    record class).  A list that must not be empty is left out instead (SPEC.md §3.2)."""
 
     item: Kind | type
     max_items: int
+    min_items: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +113,7 @@ Bool = Annotated[bool, Flag()]
 View = Annotated[dict[str, Any], AnyMap()]
 
 Name = Annotated[str, Text(1, MAX_NAME_CHARS, printable=True, trimmed=True)]
-LogEntries = Annotated[tuple[dict[str, Any], ...], Items(AnyMap(), MAX_LOG_ENTRIES)]
+LogEntries = Annotated[tuple[dict[str, Any], ...], Items(AnyMap(), MAX_LOG_ENTRIES, 1)]
 
 Seconds = Annotated[int, Int(0, MAX_CLOCK_SECONDS)]
 Millis = Annotated[int, Int(0, SAFE_INT)]  # a time: milliseconds since the Unix epoch (UTC)
