@@ -16,8 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from echoridge.store.embedded import free_port, redis_binary
+
+# No time limit per example: speed is measured by the benchmarks, never asserted in tests, and
+# a loaded machine (make test runs on every core) made Hypothesis's 200 ms deadline flaky.
+settings.register_profile("echoridge", deadline=None)
+settings.load_profile("echoridge")
 
 
 @dataclass

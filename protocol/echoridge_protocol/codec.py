@@ -27,6 +27,7 @@ from typing import Annotated, Any, Final, Literal, Union, cast, get_args, get_or
 import msgpack
 
 from echoridge_protocol import messages as m
+from echoridge_protocol.commands import Refusal, check_command
 from echoridge_protocol.errors import DecodeError
 from echoridge_protocol.frames import (
     BAD_FIELD,
@@ -46,6 +47,7 @@ from echoridge_protocol.frames import (
     DecodeLimits,
     Fail,
     Frame,
+    has_surrogate,
     parse_json,
     parse_msgpack,
     scan,
@@ -75,7 +77,6 @@ __all__ = [
 Sender = Literal["client", "server"]
 
 _HEX: Final = re.compile(r"(?:[0-9a-f]{2})*")
-_COMMAND_TYPE: Final = re.compile(r"[a-z][a-z_]{0,63}")
 _PATTERNS: Final = MappingProxyType(
     {p: re.compile(p) for p in (
         m.TABLE_ID_PATTERN, m.CODE_PATTERN, m.SENDER_PATTERN, m.CURSOR_PATTERN, r"[!-~]+",
@@ -235,13 +236,17 @@ def decode_server(
 
 
 def _path_part(part: str | int) -> str:
-    return f"[{part}]" if isinstance(part, int) else part
+    if isinstance(part, int):
+        return f"[{part}]"
+    # A key is echoed in the error: one that cannot be encoded (a lone surrogate) is escaped.
+    return part.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _request_id(data: Any) -> str | None:
+    """The frame's ``id`` if it is a valid request id (SPEC.md §2.2), to name in the error."""
     if type(data) is dict:
         rid = data.get("id")
-        if type(rid) is str and 1 <= len(rid) <= 64:
+        if type(rid) is str and 1 <= len(rid) <= 64 and not has_surrogate(rid):
             return rid
     return None
 
@@ -326,6 +331,8 @@ def _field(kind: FieldKind, value: Any, is_json: bool, lenient: bool) -> Any:
             raise Fail(BAD_FIELD, "must be a list")
         if len(value) > kind.max_items:
             raise Fail(BAD_FIELD, f"at most {kind.max_items} items")
+        if len(value) < kind.min_items and not lenient:  # (a client reads an empty one)
+            raise Fail(BAD_FIELD, f"at least {kind.min_items} items (or left out)")
         items = []
         for i, item in enumerate(value):
             try:
@@ -370,30 +377,11 @@ def _blob(kind: m.Blob, value: Any, is_json: bool) -> bytes:
 
 
 def _command(value: Any) -> dict[str, Any]:
-    if type(value) is not dict:
-        raise Fail(BAD_FIELD, "must be a map")
-    tag = value.get("type")
-    if type(tag) is not str or not _COMMAND_TYPE.fullmatch(tag):
-        raise Fail(BAD_FIELD, "needs a type: a lowercase name", ("type",))
-    for key, item in value.items():
-        try:
-            _command_value(item)
-        except Fail as fail:
-            fail.path.insert(0, key)
-            raise
+    try:
+        check_command(value)
+    except Refusal as refusal:
+        raise Fail(refusal.code, refusal.message, refusal.path) from None
     return cast(dict[str, Any], value)
-
-
-def _command_value(value: Any) -> None:
-    if type(value) is list:
-        for i, item in enumerate(value):
-            try:
-                _command_value(item)
-            except Fail as fail:
-                fail.path.insert(0, i)
-                raise
-    elif type(value) is dict or type(value) is bytes:
-        raise Fail(BAD_FIELD, "command values are nil, booleans, integers, strings or lists")
 
 
 def _ops(value: Any) -> list[Any]:

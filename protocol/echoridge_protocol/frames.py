@@ -39,7 +39,7 @@ class DecodeLimits:
 
 # Limits on frames from clients (what the server enforces).
 MAX_FRAME_BYTES: Final = 64 * 1024
-MAX_STRING_CHARS: Final = 1024
+MAX_STRING_CHARS: Final = 2000  # = MAX_CHAT_CHARS: every chat text up to it reaches the chat
 MAX_LIST_ITEMS: Final = 256
 MAX_MAP_ITEMS: Final = 64
 MAX_DEPTH: Final = 8
@@ -215,5 +215,10 @@ def scan(value: Any, level: int, limits: DecodeLimits) -> int:
 def _check_string(text: str, limits: DecodeLimits) -> None:
     if len(text) > limits.string_chars:
         raise Fail(TOO_LARGE, f"string over {limits.string_chars} characters")
-    if not text.isascii() and _SURROGATE.search(text):
+    if has_surrogate(text):
         raise Fail(MALFORMED, "string with a lone surrogate")
+
+
+def has_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (JSON can carry one; UTF-8 cannot)."""
+    return not text.isascii() and _SURROGATE.search(text) is not None

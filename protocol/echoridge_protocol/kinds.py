@@ -53,10 +53,12 @@ class Choice:
 
 @dataclass(frozen=True, slots=True)
 class Items:
-    """A list of at most ``max_items`` values, each of kind ``item`` (a kind or a record class)."""
+    """A list of ``min_items`` to ``max_items`` values, each of kind ``item`` (a kind or a
+    record class).  A list that must not be empty is left out instead (SPEC.md §3.2)."""
 
     item: Kind | type
     max_items: int
+    min_items: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +68,8 @@ class AnyMap:
 
 @dataclass(frozen=True, slots=True)
 class CommandMap:
-    """An engine command as a map: a string ``type`` (``[a-z][a-z_]*``) and values that are
-    nil, booleans, integers, strings or (nested) lists of those."""
+    """A game command a client sends: a map that is exactly one of the commands of
+    ``commands.CLIENT_COMMANDS`` (SPEC.md §5.4), checked like every other map a client sends."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +90,7 @@ MAX_FEATURES: Final = 64
 MAX_NAME_CHARS: Final = 32
 MAX_LOG_ENTRIES: Final = 100_000
 MAX_CLOCK_SECONDS: Final = 90 * 86400
-MAX_CHAT_CHARS: Final = 2000  # the codec's bound; the server's own limit is lower (SPEC.md §6.7)
+MAX_CHAT_CHARS: Final = 2000  # the codec's bound (a client string's); the chat's is lower (§6.7)
 MAX_CHAT_LINES: Final = 200
 
 TABLE_ID_PATTERN: Final = r"[A-Za-z0-9_-]{1,64}"
@@ -113,7 +115,7 @@ Bool = Annotated[bool, Flag()]
 View = Annotated[dict[str, Any], AnyMap()]
 
 Name = Annotated[str, Text(1, MAX_NAME_CHARS, printable=True, trimmed=True)]
-LogEntries = Annotated[tuple[dict[str, Any], ...], Items(AnyMap(), MAX_LOG_ENTRIES)]
+LogEntries = Annotated[tuple[dict[str, Any], ...], Items(AnyMap(), MAX_LOG_ENTRIES, 1)]
 
 Seconds = Annotated[int, Int(0, MAX_CLOCK_SECONDS)]
 Millis = Annotated[int, Int(0, SAFE_INT)]  # a time: milliseconds since the Unix epoch (UTC)

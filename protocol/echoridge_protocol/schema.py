@@ -71,18 +71,19 @@ def _kind(kind: m.Kind, owner: str, field: str) -> dict[str, Any]:
             }
         case m.Choice(options=options):
             return {"enum": list(options)}
-        case m.Items(item=item, max_items=most):
+        case m.Items(item=item, max_items=most, min_items=least):
             if isinstance(item, type):
                 inner = _ref(item.__name__)
             elif isinstance(item, m.AnyMap):
                 inner = _ref(_OPAQUE[(owner, field)])
             else:
                 inner = _kind(item, owner, field)
-            return {"type": "array", "maxItems": most, "items": inner}
+            bounds = {"minItems": least} if least else {}
+            return {"type": "array", **bounds, "maxItems": most, "items": inner}
         case m.AnyMap():
             return _ref(_OPAQUE[(owner, field)])
         case m.CommandMap():
-            return _ref("Command")
+            return _ref("ClientCommand")
         case m.OpList():
             return _ref("Ops")
     raise TypeError(f"no schema for {kind!r}")  # pragma: no cover

@@ -63,7 +63,7 @@ class Welcome:
     version: Version | None = None
     view: View | None = None
     log: LogEntries | None = None
-    chat: Annotated[tuple[ChatLine, ...], Items(ChatLine, MAX_CHAT_LINES)] | None = None
+    chat: Annotated[tuple[ChatLine, ...], Items(ChatLine, MAX_CHAT_LINES, 1)] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from echoridge_protocol import codec
+from echoridge_protocol import codec, commands
 from echoridge_protocol import messages as m
 from echoridge_protocol.codes import ALL_CODES
 from echoridge_protocol.errors import DecodeError, ProtocolError
@@ -53,19 +53,32 @@ def plain(depth: int, max_size: int = 4) -> st.SearchStrategy[Any]:
     )
 
 
-def command_value(depth: int) -> st.SearchStrategy[Any]:
-    if depth == 0:
-        return SCALARS
-    return SCALARS | st.lists(command_value(depth - 1), max_size=4)
+BLOCKS = st.lists(st.integers(1, 5), min_size=2, max_size=2)
 
 
-COMMAND_MAPS = st.builds(
-    lambda tag, rest: {"type": tag, **rest},
-    st.from_regex(r"[a-z][a-z_]{0,20}", fullmatch=True),
-    st.dictionaries(
-        st.text(ANY_CHAR, max_size=10).filter(lambda k: k != "type"), command_value(3), max_size=5
-    ),
-)
+def command_field(kind: Any) -> st.SearchStrategy[Any]:
+    """Values of a command field's kind (echoridge_protocol.commands)."""
+    if isinstance(kind, commands.Nullable):
+        return st.none() | command_field(kind.kind)
+    if isinstance(kind, commands.Block):
+        return BLOCKS
+    if isinstance(kind, commands.Path):
+        return st.lists(BLOCKS, min_size=1, max_size=6)
+    return strategy_of(kind)
+
+
+@st.composite
+def command_maps(draw: st.DrawFn) -> dict[str, Any]:
+    """Every command a client may send, with its optional fields present or not."""
+    tag = draw(st.sampled_from(sorted(commands.CLIENT_COMMANDS)))
+    out: dict[str, Any] = {"type": tag}
+    for f in commands.CLIENT_COMMANDS[tag]:
+        if f.required or draw(st.booleans()):
+            out[f.name] = draw(command_field(f.kind))
+    return out
+
+
+COMMAND_MAPS = command_maps()
 OPS = st.lists(
     st.one_of(
         st.tuples(st.just("set"), st.lists(st.text(max_size=5) | st.integers(0, 9)), plain(3)),
@@ -245,21 +258,57 @@ DATA_CASES: list[tuple[str, str, Any]] = [
     ("protocol/bad_field", "bot kind",
      {"type": "add_bot", "id": "1", "table": "t", "token": "k", "kind": "x"}),
     ("protocol/bad_field", "command not a map", with_(COMMAND, command=["arrest"])),
-    ("protocol/bad_field", "command without type", with_(COMMAND, command={"seat": 0})),
+    ("protocol/missing_field", "command without type", with_(COMMAND, command={"seat": 0})),
     ("protocol/bad_field", "command type not lowercase", with_(COMMAND, command={"type": "Go"})),
-    ("protocol/bad_field", "map in a command", with_(COMMAND, command={"type": "a", "b": {}})),
+    ("protocol/bad_field", "unknown command", with_(COMMAND, command={"type": "fly", "seat": 0})),
+    ("protocol/bad_field", "a server's command", with_(COMMAND, command={
+        "type": "time_out", "seat": 0})),
+    ("protocol/bad_field", "start_game from a client", with_(COMMAND, command={
+        "type": "start_game", "players": 2})),
+    ("protocol/unknown_field", "extra field in a command", with_(COMMAND, command={
+        "type": "arrest", "seat": 0, "bogus": 1})),
+    ("protocol/missing_field", "command without seat", with_(COMMAND, command={
+        "type": "coffee_break"})),
+    ("protocol/missing_field", "backup without risk", with_(COMMAND, command={
+        "type": "call_for_backup", "seat": 0})),
+    ("protocol/bad_field", "seat a string", with_(COMMAND, command={
+        "type": "arrest", "seat": "0"})),
+    ("protocol/bad_field", "seat a boolean", with_(COMMAND, command={
+        "type": "arrest", "seat": True})),
+    ("protocol/bad_field", "seat out of range", with_(COMMAND, command={
+        "type": "arrest", "seat": 4})),
+    ("protocol/bad_field", "risk out of range", with_(COMMAND, command={
+        "type": "stakeout", "seat": 0, "risk": 6})),
+    ("protocol/bad_field", "map in a command", with_(COMMAND, command={
+        "type": "arrest", "seat": {}})),
+    ("protocol/bad_field", "block of three", with_(COMMAND, command={
+        "type": "peek_token", "seat": 0, "block": [1, 2, 3]})),
+    ("protocol/bad_field", "block off the city", with_(COMMAND, command={
+        "type": "peek_token", "seat": 0, "block": [0, 6]})),
+    ("protocol/bad_field", "empty path", with_(COMMAND, command={
+        "type": "drive", "seat": 0, "path": []})),
+    ("protocol/bad_field", "unknown card", with_(COMMAND, command={
+        "type": "discard_force", "seat": 0, "card": "ace"})),
+    ("protocol/bad_field", "unknown evidence", with_(COMMAND, command={
+        "type": "learn_trait", "seat": 0, "evidence": "dna"})),
+    ("protocol/bad_field", "unknown suspect", with_(COMMAND, command={
+        "type": "accuse", "seat": 0, "suspect": "S17"})),
+    ("protocol/bad_field", "null that may not be", with_(COMMAND, command={
+        "type": "vote_handover", "seat": 0, "target": None})),
+    ("protocol/missing_field", "nullable but required", with_(COMMAND, command={
+        "type": "interrogate", "seat": 0})),
     ("protocol/bad_field", "resume not a map", with_(HELLO, table="t", resume=[1, 2])),
     ("protocol/unknown_field", "extra field", with_(HELLO, colour="blue")),
     ("protocol/unknown_field", "extra nested", with_(
         HELLO, table="t", token="k", resume={"epoch": 1, "version": 2, "x": 0})),
     ("protocol/too_large", "string over the limit", with_(COMMAND, command={
-        "type": "a", "b": "x" * (codec.MAX_STRING_CHARS + 1)})),
+        "type": "arrest", "b": "x" * (codec.MAX_STRING_CHARS + 1)})),
     ("protocol/too_large", "list over the limit", with_(COMMAND, command={
-        "type": "a", "b": [0] * (codec.MAX_LIST_ITEMS + 1)})),
+        "type": "drive", "seat": 0, "path": [[1, 1]] * (codec.MAX_LIST_ITEMS + 1)})),
     ("protocol/too_large", "map over the limit", with_(COMMAND, command={
-        "type": "a", **{f"k{i}": 0 for i in range(codec.MAX_MAP_ITEMS)}})),
+        "type": "arrest", **{f"k{i}": 0 for i in range(codec.MAX_MAP_ITEMS)}})),
     ("protocol/too_large", "nested too deep", with_(COMMAND, command={
-        "type": "a", "b": [[[[[[[1]]]]]]]})),
+        "type": "drive", "seat": 0, "path": [[[[[[[1]]]]]]]})),
     ("protocol/too_large", "key over the limit", {"x" * (codec.MAX_STRING_CHARS + 1): 1}),
 ]
 
@@ -296,7 +345,7 @@ MSGPACK_RAW: list[tuple[str, str, bytes]] = [
     ("protocol/bad_field", "str for bin", msgpack.packb(with_(JOIN, client_seed="00" * 16))),
     ("protocol/bad_field", "bin for str", msgpack.packb(with_(HELLO, client=b"x"))),
     ("protocol/bad_field", "bin in a command", msgpack.packb(
-        with_(COMMAND, command={"type": "a", "b": b"x"}), use_bin_type=True)),
+        with_(COMMAND, command={"type": "arrest", "seat": b"x"}), use_bin_type=True)),
     ("protocol/too_large", "bin over the limit", msgpack.packb(
         with_(JOIN, client_seed=bytes(codec.MAX_BLOB_BYTES + 1)), use_bin_type=True)),
     ("protocol/too_large", "deeper than the unpacker's stack", b"\x91" * 5000 + b"\xc0"),
@@ -312,6 +361,8 @@ JSON_RAW: list[tuple[str, str, str]] = [
     ("protocol/malformed", "NaN", '{"type":"command","id":"a","expected":NaN}'),
     ("protocol/malformed", "Infinity", '{"type":"command","id":"a","expected":-Infinity}'),
     ("protocol/malformed", "lone surrogate", '{"type":"bye","reason":"\\ud800"}'),
+    ("protocol/malformed", "lone surrogate id", '{"type":"list_tables","id":"\\ud800"}'),
+    ("protocol/malformed", "lone surrogate key", '{"type":"list_tables","id":"r","\\udfff":1}'),
     ("protocol/malformed", "single quotes", "{'type':'bye'}"),
     ("protocol/malformed", "byte order mark", "\ufeff" + json.dumps(HELLO)),
     ("protocol/bad_field", "fraction", '{"type":"command","id":"a","expected":1.0}'),
@@ -361,8 +412,9 @@ def test_refusals_say_where_and_keep_the_request_id(sub: str) -> None:
     err = refused(frames(with_(JOIN, name="n" * 33))[sub], sub)
     assert err.message.startswith("join.name:")
     assert err.request_id == "r1"
-    err = refused(frames(with_(COMMAND, command={"type": "a", "b": [1, {}]}))[sub], sub)
-    assert err.message.startswith("command.command.b[1]:")
+    drive = {"type": "drive", "seat": 0, "path": [1, {}]}
+    err = refused(frames(with_(COMMAND, command=drive))[sub], sub)
+    assert err.message.startswith("command.command.path:")
     assert err.request_id == "c1"
     assert refused(frames({"type": "x", "id": 5})[sub], sub).request_id is None
 
@@ -437,6 +489,31 @@ def test_near_miss_messages_raise_only_decode_errors(tag: str, body: dict[str, A
                 assert codec.decode(codec.encode(message, sub), sub, sender=sender) == message
 
 
+SURROGATES = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
+NASTY_TEXT = st.text(st.characters() | SURROGATES, max_size=8)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    WIRE_TYPES,
+    st.dictionaries(FIELD_NAMES | NASTY_TEXT, ANY_VALUE | NASTY_TEXT, max_size=6),
+    NASTY_TEXT,
+)
+def test_every_refusal_can_be_sent_back(tag: str, body: dict[str, Any], rid: str) -> None:
+    """The error a refused frame gets names its id and path without breaking the encoder:
+    a lone surrogate (which JSON can carry and UTF-8 cannot) in an id or a key included."""
+    frame = json.dumps({"type": tag, "id": rid, **body}, default=lambda b: b.hex())
+    try:
+        codec.decode(frame, JSON)
+    except DecodeError as err:
+        reply = m.ErrorMessage(code=err.code, message=err.message[:1024], id=err.request_id)
+        for sub in (MSGPACK, JSON):
+            sent = codec.encode(reply, sub)
+            if isinstance(sent, str):
+                sent.encode("utf-8")  # what the websocket layer does with a text frame
+            assert codec.decode(sent, sub, sender="server") == reply
+
+
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(CLIENT_CLASSES).flatmap(record_of), st.data())
 def test_mutated_frames_raise_only_decode_errors(message: Any, data: st.DataObject) -> None:
@@ -459,8 +536,10 @@ def test_mutated_frames_raise_only_decode_errors(message: Any, data: st.DataObje
 
 def test_limits_are_what_the_spec_says() -> None:
     assert codec.MAX_FRAME_BYTES == 65536
-    assert codec.DecodeLimits(65536, 1024, 256, 64, 8, 64) == codec.CLIENT_LIMITS
+    assert codec.DecodeLimits(65536, 2000, 256, 64, 8, 64) == codec.CLIENT_LIMITS
     assert codec.SERVER_LIMITS.frame_bytes == 16 * 1024 * 1024
+    # every chat text the codec's say.text admits passes the string limit (SPEC.md §2.3, §6.7)
+    assert m.MAX_CHAT_CHARS <= codec.MAX_STRING_CHARS
 
 
 @BOTH
@@ -477,6 +556,7 @@ def test_frame_size_limit_is_inclusive(sub: str) -> None:
 
 @BOTH
 def test_collections_and_depth_at_their_limits_are_accepted(sub: str) -> None:
+    """Values at the limits pass the limits (and are then judged as fields: not too large)."""
     command = {
         "type": "drive",
         "s": "x" * codec.MAX_STRING_CHARS,
@@ -484,8 +564,12 @@ def test_collections_and_depth_at_their_limits_are_accepted(sub: str) -> None:
         "deep": [[[[[[0]]]]]],  # message 1, command 2, lists 3..8
         **{f"k{i}": 0 for i in range(codec.MAX_MAP_ITEMS - 4)},
     }
-    decoded = codec.decode(frames(with_(COMMAND, command=command))[sub], sub)
-    assert isinstance(decoded, m.SendCommand) and decoded.command == command
+    assert refused(frames(with_(COMMAND, command=command))[sub], sub).code == (
+        "protocol/unknown_field"
+    )
+    longest = {"type": "drive", "seat": 0, "path": [[1, 1]] * codec.MAX_LIST_ITEMS}
+    decoded = codec.decode(frames(with_(COMMAND, command=longest))[sub], sub)
+    assert isinstance(decoded, m.SendCommand) and decoded.command == longest
 
 
 @BOTH

@@ -118,7 +118,7 @@ def test_abbreviated_examples_are_only_those_the_spec_abbreviates() -> None:
 # --- simulated games -----------------------------------------------------------------------------
 
 
-def game_frames(players: int, game: int) -> Iterator[dict[str, Any]]:
+def game_frames(players: int, game: int, mode: str = "competitive") -> Iterator[dict[str, Any]]:
     """Every frame the server would send in one random game to each seat and a spectator:
     the welcome before the start, a delta per version (with its log), a welcome with the
     whole log at some versions and after the game, and the transcript; each as JSON."""
@@ -133,7 +133,7 @@ def game_frames(players: int, game: int) -> Iterator[dict[str, Any]]:
     said = []
     for k in keys:
         yield _frame(_welcome(table, k, 0, views[k], None))
-    game = play_random(players, seeds.game_seed, table)
+    game = play_random(players, seeds.game_seed, table, mode)
     for version, (command, events, after) in enumerate(game, start=1):
         recorder.record(None, command, events, after)
         said.append(told(after, command, events))
@@ -176,17 +176,19 @@ def _frame(message: m.Message) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(
-    ("players", "game"),
+    ("players", "game", "mode"),
     [
-        (1, 0),
-        (2, 1),
-        (4, 3),
-        (3, 2),  # has a city_tokens_removed
+        (1, 0, "competitive"),
+        (2, 1, "competitive"),
+        (4, 3, "competitive"),
+        (3, 2, "competitive"),  # has a city_tokens_removed
+        (2, 4, "cooperative"),  # co-op: public suspect_drawn entries (no "to"), the team
+        (4, 5, "cooperative"),
     ],
 )
-def test_every_frame_of_a_simulated_game_validates(players: int, game: int) -> None:
+def test_every_frame_of_a_simulated_game_validates(players: int, game: int, mode: str) -> None:
     kinds: set[str] = set()
-    for frame in game_frames(players, game):
+    for frame in game_frames(players, game, mode):
         found = errors(frame)
         assert found == [], (frame["type"], frame.get("version"), found[:5])
         for entry in frame.get("log", ()):

@@ -209,3 +209,24 @@ def test_every_look_slot_is_revealed_after_the_game_and_matches_its_commitment(
     assert {k: opened[k] for k in shown} == shown, game.repro()
     deals = {label.split("/")[1] for label in opened}  # every look of the game, opened
     assert deals == {str(k) for k in range(game.final.deals)}, game.repro()
+
+
+@props(10)
+@given(game_params)
+def test_an_entry_names_a_proof_only_to_a_seat_that_holds_it(params: tuple[Any, ...]) -> None:
+    """SPEC.md §6.3: while the game is on, a seat's entry has ``proof`` exactly when that
+    proof is in the seat's ``you.proofs`` (a look's owner learns the card, not the proof)."""
+    game = play_game(*params)
+    named = 0
+    for step in game.steps:
+        if step.after.status is Status.OVER:
+            break
+        said = told(step.after, step.command, step.events)
+        for seat in range(game.players):
+            labels = {p["label"] for p in view(step.after, Seat(seat))["you"]["proofs"]}
+            for entry in entries_for(said, Seat(seat)):
+                if "proof" in entry:
+                    named += 1
+                    assert entry["proof"] in labels, (entry, seat, game.repro())
+    if game.players > 1 and any(isinstance(e, ev.SuspectSeen) for e in game.events):
+        assert named > 0  # (so the test can fail)

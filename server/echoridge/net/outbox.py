@@ -3,7 +3,9 @@
 ``put`` never waits.  When a connection falls ``limit`` frames behind (its client reads too
 slowly), the queued frames are dropped and the outbox ends with a close (4011, resync): the
 client reconnects and resumes, and gets exactly the missing deltas or a fresh view.  ``close``
-ends the outbox after the frames already queued (or, with ``drop``, instead of them).
+ends the outbox after the frames already queued (or, with ``drop``, instead of them); its
+``Close`` says whether a ``bye`` goes before the close frame (``announce``: every close the
+server starts; not the one that answers a client's own ``bye``, SPEC.md §3.4).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections import deque
 from collections.abc import Callable
 
 Frame = bytes | str
-Close = tuple[int, str]
+Close = tuple[int, str, bool]  # (close code, reason, announce with a bye)
 
 RESYNC = 4011
 
@@ -44,13 +46,13 @@ class Outbox:
             return
         self._push(frame)
 
-    def close(self, code: int, reason: str, *, drop: bool = False) -> None:
+    def close(self, code: int, reason: str, *, drop: bool = False, announce: bool = True) -> None:
         if self.closing is not None:
             return
-        self.closing = (code, reason)
+        self.closing = (code, reason, announce)
         if drop:
             self.items.clear()
-        self._push((code, reason))
+        self._push(self.closing)
 
     def _push(self, item: Frame | Close) -> None:
         self.items.append(item)
@@ -59,7 +61,7 @@ class Outbox:
             waiter.set_result(None)
 
     async def get(self) -> Frame | Close:
-        """The next frame, or the close ``(code, reason)`` that ends the outbox."""
+        """The next frame, or the close ``(code, reason, announce)`` that ends the outbox."""
         while not self.items:
             self._waiter = asyncio.get_running_loop().create_future()
             try:

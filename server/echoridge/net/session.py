@@ -104,11 +104,12 @@ class Session(Handshake):
             if metrics is not None:
                 metrics.frames_out.inc(len(now))
 
-    def close(self, code: int, reason: str, *, drop: bool = False) -> None:
+    def close(self, code: int, reason: str, *, drop: bool = False, announce: bool = True) -> None:
         """Close after the frames already queued (or, with ``drop``, instead of them) and a
-        ``bye``; a close that cannot finish within ``close_seconds`` (a client that reads
-        nothing) is cut short at the transport."""
-        self.outbox.close(code, reason, drop=drop)
+        ``bye`` (unless not ``announce``: the answer to the client's own ``bye``); a close that
+        cannot finish within ``close_seconds`` (a client that reads nothing) is cut short at
+        the transport."""
+        self.outbox.close(code, reason, drop=drop, announce=announce)
         self._abort_later()
 
     def _abort_later(self) -> None:
@@ -184,9 +185,12 @@ class Session(Handshake):
         while True:
             item = await self.outbox.get()
             if isinstance(item, tuple):
-                code, reason = item
-                with contextlib.suppress(ConnectionClosed):
-                    await self.ws.send(codec.encode(m.ServerBye(code, reason), self.subprotocol))
+                code, reason, announce = item
+                if announce:
+                    with contextlib.suppress(ConnectionClosed):
+                        await self.ws.send(
+                            codec.encode(m.ServerBye(code, reason), self.subprotocol)
+                        )
                 await self.ws.close(code, reason[:120])
                 return
             self._sending_since = time.monotonic()
@@ -334,7 +338,7 @@ class Session(Handshake):
             case m.Ping(id=rid):
                 self._send(m.Pong(id=rid))
             case m.ClientBye():
-                self.close(1000, "bye")
+                self.close(1000, "bye", announce=False)  # nothing more after a bye (§3.4)
             case m.Hello():
                 self._refused("protocol/wrong_session", "This session already said hello.", None)
             case _:

@@ -27,7 +27,7 @@ that viewer may know (tests/rules/test_log.py and the non-interference property 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from echoridge.rules import events as ev
@@ -46,11 +46,15 @@ Entry = dict[str, Any]
 class Told:
     """One event as its audiences learn it.  ``to`` None: public, everyone gets ``whole``;
     otherwise the seats in ``to`` get ``whole`` and every other viewer ``others`` (None:
-    nothing).  ``Everyone`` gets ``whole``."""
+    nothing).  ``Everyone`` gets ``whole``.  ``prover``: when only one seat of ``to`` holds
+    the proof ``whole`` names (a look: the looker, not the card's owner), the others of ``to``
+    get ``whole`` without ``proof`` (``unproven``)."""
 
     whole: Entry
     others: Entry | None = None
     to: tuple[int, ...] | None = None
+    prover: int | None = None
+    unproven: Entry | None = None
 
 
 def told(state: State, command: Command | None, events: Sequence[ev.Event]) -> tuple[Told, ...]:
@@ -70,7 +74,7 @@ def entry_for(t: Told, viewer: Viewer) -> Entry | None:
     if t.to is None or isinstance(viewer, Everyone):
         return t.whole
     if isinstance(viewer, Seat) and viewer.seat in t.to:
-        return t.whole
+        return t.whole if t.prover is None or viewer.seat == t.prover else t.unproven
     return t.others
 
 
@@ -164,7 +168,11 @@ def _told(state: State, e: ev.Event) -> Told | None:
             if card is None:
                 return Told(_plain(e, ("label", "salt")))
             whole = {**_plain(e, ("label",)), "proof": e.label}
-            return _private(whole, _plain(e, ("card", "label")), seat, target)
+            told_ = _private(whole, _plain(e, ("card", "label")), seat, target)
+            if target == seat:
+                return told_
+            unproven = {k: v for k, v in told_.whole.items() if k != "proof"}
+            return replace(told_, prover=seat, unproven=unproven)  # the owner has no proof
         case ev.CityTokensRemoved(kind=kind):
             return Told({"kind": "city_tokens_removed", "token": kind.value})  # (not `kind`)
         case ev.SuspectRemoved():

@@ -67,6 +67,7 @@ from echoridge_protocol.fairness import game_seed
 
 __all__ = ["SPECTATORS", "MakeWelcome", "Outcome", "Sink", "TableRunner", "viewer_view"]
 
+BAD_COMMAND = "That is not a command of this game."
 MARK_OVER_RETRY = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)  # seconds between tries (~32 s)
 
 @dataclass(frozen=True)
@@ -315,9 +316,9 @@ class TableRunner(Viewers, ServerMoves):
     ) -> Outcome | tuple[Command, list[Event]]:
         """The command and its events, or why it cannot be appended.  Under the lock."""
         try:
-            command = load(plain)
-        except (KeyError, TypeError, ValueError) as exc:
-            return Outcome("rejected", code="protocol/bad_field", message=f"command: {exc}")
+            command = load(plain)  # (the codec checked its shape: protocol commands.py)
+        except (KeyError, TypeError, ValueError):
+            return Outcome("rejected", code="rules/bad_command", message=BAD_COMMAND)
         if isinstance(command, ServerCommand) or getattr(command, "seat", None) != seat:
             return Outcome("rejected", code="command/wrong_seat")
         if expected != self.version:

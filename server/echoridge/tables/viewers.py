@@ -264,7 +264,7 @@ class Viewers:
                     before = after
                 hello = welcome(self.epoch, resume.version, None, True, None)
             else:
-                log = self._log(key, group.version)
+                log = self._log(key, group.version) or None  # (absent when empty, §3.2)
                 hello = welcome(self.epoch, group.version, group.view, False, log)
             hello = self.chat.welcome(hello, key, sink)  # with the recent chat it may read
             sink.deliver(codec.encode(hello, sink.subprotocol))

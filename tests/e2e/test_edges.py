@@ -1,0 +1,143 @@
+"""The protocol at its edges, as a stranger's client met them (issue 24): on a real server and
+Redis, over both subprotocols, bounded in count and time.
+
+- a lone surrogate in a request id gets ``protocol/malformed``, not an internal error;
+- a command map from ``you.legal`` with a field added, a missing field, a wrong type or an
+  unknown or server command type gets a ``protocol/...`` error with the command's id, nothing
+  of Python in its message, and changes nothing;
+- a chat text of 501..2,000 characters gets ``chat/too_long`` and is no refused frame;
+- a welcome before the start carries no empty ``log``; after the client's ``bye`` the server
+  closes with 1000 and sends nothing more.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from echoridge_protocol import messages as m
+from tests.conftest import RedisServer
+from tests.e2e.conftest import ServerProcess, start_server
+from tests.net.wsclient import Client
+
+BOTH = pytest.mark.parametrize("sub", [m.SUBPROTOCOL_MSGPACK, m.SUBPROTOCOL_JSON])
+PYTHON = re.compile(r"__init__|positional argument|Traceback|tuple length|TypeError|KeyError")
+
+
+@pytest.fixture(scope="module")
+def edge_server(
+    redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    server = start_server(redis_server.url, Path(tmp_path_factory.mktemp("edges")) / "log")
+    yield server
+    server.stop()
+
+
+async def test_a_lone_surrogate_in_a_request_id_is_malformed_not_internal(
+    edge_server: ServerProcess,
+) -> None:
+    async with Client.connect(edge_server.url, m.SUBPROTOCOL_JSON) as client:
+        await client.hello()
+        await client.send_raw('{"type":"list_tables","id":"\\ud800"}')
+        await client.send_raw('{"type":"list_tables","id":"r1","\\udfff":1}')
+        first, second = await client.recv(), await client.recv()
+        assert isinstance(first, m.ErrorMessage) and first.code == "protocol/malformed"
+        assert first.id is None
+        assert isinstance(second, m.ErrorMessage) and second.code == "protocol/malformed"
+        assert (await client.list_tables()).id  # the session goes on
+    assert "session failed" not in edge_server.output()
+
+
+MALFORMED = [
+    ("protocol/unknown_field", lambda c: {**c, "bogus": 1}),
+    ("protocol/missing_field", lambda c: {k: v for k, v in c.items() if k != "seat"}),
+    ("protocol/bad_field", lambda c: {**c, "seat": "0"}),
+    ("protocol/bad_field", lambda c: {**c, "type": "fly"}),
+    ("protocol/bad_field", lambda c: {"type": "time_out", "seat": c["seat"]}),
+    ("protocol/missing_field", lambda c: {"type": "call_for_backup", "seat": c["seat"]}),
+    ("protocol/bad_field", lambda c: {"type": "stakeout", "seat": c["seat"], "risk": [3]}),
+]
+
+
+@BOTH
+async def test_malformed_commands_get_protocol_errors_with_their_id_and_change_nothing(
+    edge_server: ServerProcess, sub: str
+) -> None:
+    async with Client.connect(edge_server.url, sub) as lobby:
+        await lobby.hello()
+        table = (await lobby.create_table(2)).table
+        tokens = [(await lobby.join(table, f"p{i}")).token for i in range(2)]
+        await lobby.start(table, tokens[0])
+    for token in tokens:
+        async with Client.connect(edge_server.url, sub) as seat:
+            await seat.hello(table=table, token=token)
+            assert seat.mirror is not None
+            legal = seat.mirror.legal
+            if not legal:
+                continue
+            version = seat.mirror.version
+            for i, (code, change) in enumerate(MALFORMED):
+                command = change(legal[0])
+                await seat.send(m.SendCommand(id=f"bad-{i}", expected=version, command=command))
+                reply = await seat.recv()
+                assert isinstance(reply, m.ErrorMessage), (command, reply)
+                assert (reply.code, reply.id) == (code, f"bad-{i}"), (command, reply)
+                assert reply.message.startswith("command.command"), reply.message
+                assert not PYTHON.search(reply.message), reply.message
+            assert seat.mirror.version == version  # nothing was applied
+            result = await seat.command(legal[0], id="good")  # unchanged, it is accepted
+            assert result.outcome == "accepted", result
+            return
+    raise AssertionError("nobody had a legal command")
+
+
+@BOTH
+async def test_a_long_chat_line_is_too_long_for_the_chat_not_the_protocol(
+    edge_server: ServerProcess, sub: str
+) -> None:
+    async with Client.connect(edge_server.url, sub) as lobby:
+        await lobby.hello()
+        table = (await lobby.create_table(1)).table
+        token = (await lobby.join(table, "p0")).token
+        await lobby.start(table, token)
+    async with Client.connect(edge_server.url, sub) as seat:
+        await seat.hello(table=table, token=token)
+        for n in (501, 1025, 2000):
+            say = m.Say(id=f"s{n}", channel="table", text="x" * n)
+            await seat.send(say)
+            while not isinstance(reply := await seat.recv(), m.Result | m.ErrorMessage):
+                pass
+            assert isinstance(reply, m.Result), reply
+            assert (reply.outcome, reply.code) == ("rejected", "chat/too_long")
+
+
+@BOTH
+async def test_a_welcome_before_the_start_has_no_empty_log(
+    edge_server: ServerProcess, sub: str
+) -> None:
+    async with Client.connect(edge_server.url, sub) as lobby:
+        await lobby.hello()
+        table = (await lobby.create_table(2)).table
+        token = (await lobby.join(table, "p0")).token
+    async with Client.connect(edge_server.url, m.SUBPROTOCOL_JSON) as seat:
+        welcome = await seat.hello(table=table, token=token)
+        assert welcome.version == 0 and welcome.view is not None
+        raw = next(iter(seat.frames))
+        assert isinstance(raw, str) and '"log":' not in raw, raw[:300]
+    async with Client.connect(edge_server.url, m.SUBPROTOCOL_JSON) as spectator:
+        await spectator.hello(table=table, spectate=True)
+        raw = next(iter(spectator.frames))
+        assert isinstance(raw, str) and '"log":' not in raw, raw[:300]
+
+
+@BOTH
+async def test_after_the_client_s_bye_the_server_sends_nothing_and_closes_1000(
+    edge_server: ServerProcess, sub: str
+) -> None:
+    async with Client.connect(edge_server.url, sub) as client:
+        await client.hello()
+        assert await client.bye("done") == 1000
+        assert not any(isinstance(x, m.ServerBye) for x in await client.drain())
