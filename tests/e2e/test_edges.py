@@ -141,3 +141,42 @@ async def test_after_the_client_s_bye_the_server_sends_nothing_and_closes_1000(
         await client.hello()
         assert await client.bye("done") == 1000
         assert not any(isinstance(x, m.ServerBye) for x in await client.drain())
+
+
+async def test_a_delayed_spectator_s_clocks_trail_with_its_view(
+    edge_server: ServerProcess,
+) -> None:
+    """SPEC.md §3.3, §6.6: a spectator kept 3 versions behind never gets a ``clocks`` or
+    ``deadline`` of a version its view has not reached (who owes a decision, ahead of it)."""
+    clock = m.Clock("custom", turn=600, bank=0, decision=600, grace=600, strikes=0)
+    async with Client.connect(edge_server.url) as lobby:
+        await lobby.hello()
+        created = await lobby.create_table(2, spectator_delay=3, clock=clock)
+        table = created.table
+        tokens = [(await lobby.join(table, f"p{i}")).token for i in range(2)]
+        async with (
+            Client.connect(edge_server.url) as spectator,
+            Client.connect(edge_server.url) as seat0,
+            Client.connect(edge_server.url) as seat1,
+        ):
+            await spectator.hello(table=table, spectate=True)
+            await lobby.start(table, tokens[0])
+            seats = [seat0, seat1]
+            for seat, token in zip(seats, tokens, strict=True):
+                await seat.hello(table=table, token=token)
+            for _ in range(40):  # bounded: until the table is well past the delay
+                for seat in seats:
+                    await seat.drain(quiet=0.05)
+                mover = next((s for s in seats if s.mirror and s.mirror.legal), None)
+                if mover is None or mover.mirror is None or mover.mirror.version >= 14:
+                    break
+                await mover.command(mover.mirror.legal[0])
+            await spectator.drain(quiet=0.5)
+    at, told = 0, 0
+    for message in spectator.frames.plain():
+        if message["type"] in ("welcome", "delta"):
+            at = message["version"]
+        elif message["type"] in ("clocks", "deadline"):
+            told += 1
+            assert message["version"] <= at, (message, at)
+    assert at >= 8 and told > 0, (at, told)

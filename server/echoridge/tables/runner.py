@@ -47,6 +47,7 @@ from echoridge.store import (
     genesis,
 )
 from echoridge.tables.chat import TableChat
+from echoridge.tables.clocknews import ClockNews
 from echoridge.tables.clocks import ClockSettings, Timing, from_meta
 from echoridge.tables.errors import TableError
 from echoridge.tables.presence import TablePresence
@@ -54,7 +55,6 @@ from echoridge.tables.servermoves import ServerMoves
 from echoridge.tables.viewers import (
     HISTORY,
     SPECTATORS,
-    Encoded,
     Group,
     MakeWelcome,
     Sink,
@@ -62,7 +62,6 @@ from echoridge.tables.viewers import (
     viewer_view,
 )
 from echoridge.tasks import cancel_and_wait
-from echoridge_protocol import messages as m
 from echoridge_protocol.fairness import game_seed
 
 __all__ = ["SPECTATORS", "MakeWelcome", "Outcome", "Sink", "TableRunner", "viewer_view"]
@@ -98,9 +97,8 @@ class TableRunner(Viewers, ServerMoves):
         self.credentials: dict[Sink, str] = {}  # seat session -> the token hash it presented
         self._seat_check: asyncio.TimerHandle | None = None
         self.presence: TablePresence | None = None  # once open
-        self.deadline: m.Deadline | None = None
         self.timing = Timing(ClockSettings())
-        self.clocks: Encoded | None = None
+        self.clock_news = ClockNews(table)  # what the sessions are told of the clocks
         self.noticed: set[tuple[str, int, str]] = set()
         self.refused_clocks: set[tuple[int, str, int]] = set()
         self.indexed: int | None = -1  # (nothing noted yet)

@@ -34,7 +34,7 @@ from echoridge.store import StoreError
 from echoridge.tables.clocks import Timing, waiting_on
 from echoridge.tables.errors import TableError
 from echoridge.tables.notices import REMINDER_MS, Notice
-from echoridge.tables.viewers import Encoded, Sink, viewer_view
+from echoridge.tables.viewers import SPECTATORS, Sink, viewer_view
 from echoridge_protocol import messages as m
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from echoridge.rules.commands import Command
     from echoridge.rules.events import Event
     from echoridge.rules.rng import Rng
+    from echoridge.tables.clocknews import ClockNews
     from echoridge.tables.presence import TablePresence
     from echoridge.tables.runner import Outcome
     from echoridge.tables.viewers import Group
@@ -66,8 +67,7 @@ class ServerMoves:
     presence: TablePresence | None
     groups: dict[int, Group]
     timing: Timing
-    deadline: m.Deadline | None  # the running decision clock, as sent (v2 ``deadline``)
-    clocks: Encoded | None  # the running clocks, as sent
+    clock_news: ClockNews  # the running clocks and deadline, as sent (clocknews.py)
     noticed: set[tuple[str, int, str]]  # the notices this runner has sent: (key, seat, kind)
     refused_clocks: set[tuple[int, str, int]]  # (version, kind, seat): its move was refused
     indexed: int | None  # the deadline last noted in the clock index
@@ -76,6 +76,8 @@ class ServerMoves:
     if TYPE_CHECKING:
 
         def _sinks(self) -> Iterator[Sink]: ...
+
+        def _spectator_version(self) -> int: ...
 
         @property
         def version(self) -> int: ...
@@ -217,20 +219,18 @@ class ServerMoves:
         return f"v{self.version}"
 
     def _send_clocks(self, running: list[m.RunningClock]) -> None:
-        message = m.Clocks(self.table, self.version, tuple(running))
-        old = self.clocks.message if self.clocks is not None else None
-        if old is None and not running:
-            return  # nothing ran and nothing runs: no news
-        if isinstance(old, m.Clocks) and old.clocks == message.clocks:
+        """Tell the sessions at the table's version of new clocks; spectators kept behind
+        are told them with their view (clocknews.py, ``Viewers._step``)."""
+        if not self.clock_news.running(self.version, running):
             return
-        self.clocks = Encoded(message)
-        self.clocks.send(self._sinks())
-        decisions = [c for c in running if c.kind == "decision"]
-        self.deadline = None
-        if decisions:
-            seats = tuple(c.seat for c in decisions)
-            self.deadline = m.Deadline(self.table, self.version, seats, decisions[0].at)
-            Encoded(self.deadline).send(self._sinks())
+        delayed = self._spectator_version() < self.version
+        sinks = (
+            sink
+            for key, group in self.groups.items()
+            if not (key == SPECTATORS and delayed)
+            for sink in group.sinks
+        )
+        self.clock_news.send(sinks, spectators=not delayed)
 
     def _running(self, away: dict[int, int] | None) -> list[m.RunningClock]:
         """The running clocks, but those whose move was refused at this version (so a clock

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from collections import deque
 
     from echoridge.tables.chat import TableChat
+    from echoridge.tables.clocknews import ClockNews
     from echoridge.tables.lobby import Lobby
     from echoridge.tables.presence import TablePresence
 
@@ -122,8 +123,7 @@ class Viewers:
     tokens: dict[int, str] | None
     credentials: dict[Sink, str]
     presence: TablePresence | None
-    deadline: m.Deadline | None
-    clocks: Encoded | None
+    clock_news: ClockNews
     chat: TableChat
     _seat_check: asyncio.TimerHandle | None
 
@@ -217,6 +217,8 @@ class Viewers:
         group.view, group.version = new, version
         if key == SPECTATORS:
             self.chat.released(version)  # the table's chat lines said at this version
+            if version < self.version:  # kept behind: the clocks of then, with the view
+                self.clock_news.trail(group.sinks, version)
 
     async def attach(
         self,
@@ -272,10 +274,7 @@ class Viewers:
                 sink.deliver(codec.encode(delta, sink.subprotocol))
             self.chat.caught_up(sink, key, hello.version or 0, group.version)
             group.sinks.add(sink)
-            if self.deadline is not None and self.deadline.version == group.version:
-                sink.deliver(codec.encode(self.deadline, sink.subprotocol))
-            if self.clocks is not None:
-                sink.deliver(self.clocks(sink.subprotocol))
+            self.clock_news.greet(sink, group.version, live=group.version == self.version)
             if self.presence is not None:
                 self.presence.greet(sink)
                 self.presence.changed(self.groups)
