@@ -90,8 +90,15 @@ def test_golden_files_decode_and_reencode_byte_identically(name: str) -> None:
     assert codec.encode(from_msgpack, m.SUBPROTOCOL_MSGPACK) == binary
 
 
-def test_every_message_type_has_a_golden_file() -> None:
+PUBLISHED = sorted((ROOT / "protocol" / "examples").glob("*.json"))
+
+
+def test_every_message_type_has_a_golden_file_or_a_published_example() -> None:
+    """Each message is shown in SPEC.md or, too long for it (a whole transcript), in a file
+    published beside it (protocol/examples/, tests/protocol/test_examples.py)."""
     covered = {type(decode_either(read_msgpack(n), m.SUBPROTOCOL_MSGPACK)[0]) for n in NAMES}
+    for path in PUBLISHED:
+        covered.add(type(decode_either(path.read_text("utf-8"), m.SUBPROTOCOL_JSON)[0]))
     every = {*m.CLIENT_MESSAGES.values(), *m.SERVER_MESSAGES.values()}
     assert every - covered == set()
 
