@@ -52,6 +52,7 @@ from echoridge_protocol.frames import (
     parse_msgpack,
     scan,
 )
+from echoridge_protocol.text import MAX_MARKS, shown
 
 __all__ = [
     "CLIENT_LIMITS",
@@ -359,6 +360,8 @@ def _text(kind: m.Text, value: Any) -> str:
         raise Fail(BAD_FIELD, "must hold printable characters only")
     if kind.trimmed and value.strip() != value:
         raise Fail(BAD_FIELD, "must not start or end with whitespace")
+    if kind.visible and not shown(value):
+        raise Fail(BAD_FIELD, f"must show a visible character, at most {MAX_MARKS} marks on one")
     if kind.pattern is not None and not _PATTERNS[kind.pattern].fullmatch(value):
         raise Fail(BAD_FIELD, f"must match {kind.pattern}")
     return value

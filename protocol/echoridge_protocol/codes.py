@@ -122,9 +122,12 @@ SESSION_CODES: Final[dict[str, str]] = {
     "command/player_present": "That seat's player is here: it cannot be voted over.",
     "server/unavailable": "The server cannot serve that now; try again later.",
     "server/internal": "The server failed while handling that request.",
-    "chat/empty": "A chat line needs some text.",
+    "chat/empty": "A chat line needs some visible text.",
     "chat/too_long": "A chat line has at most 500 characters.",
-    "chat/bad_text": "A chat line is plain text: no control or formatting characters.",
+    "chat/bad_text": (
+        "A chat line is plain text: no control or formatting characters, and at most 4 "
+        "combining marks on a character."
+    ),
     "chat/rate_limited": "At most 5 chat lines every 10 seconds; wait a moment.",
     "chat/not_allowed": "Seats say on the table's chat, spectators on the spectators' chat.",
 }

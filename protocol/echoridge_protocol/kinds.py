@@ -14,13 +14,16 @@ SAFE_INT: Final = 2**53 - 1
 class Text:
     """A string of ``min_len``..``max_len`` characters (code points), matching ``pattern`` in
     full when given; ``printable``: no control, format (such as bidirectional overrides) or
-    other non-printable characters; ``trimmed``: no whitespace at either end."""
+    other non-printable characters; ``trimmed``: no whitespace at either end; ``visible``: text
+    that shows something, with at most ``text.MAX_MARKS`` combining marks on a character
+    (text.py)."""
 
     min_len: int = 1
     max_len: int = 64
     pattern: str | None = None
     printable: bool = False
     trimmed: bool = False  # no whitespace at either end
+    visible: bool = False  # a visible character; marks bounded (text.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +118,9 @@ Bool = Annotated[bool, Flag()]
 View = Annotated[dict[str, Any], AnyMap()]
 
 Name = Annotated[str, Text(1, MAX_NAME_CHARS, printable=True, trimmed=True)]
+# A name a client gives (join, hello): a ``Name`` that shows something.  What the server sends
+# stays ``Name``, so that names kept from before this rule still decode.
+ChosenName = Annotated[str, Text(1, MAX_NAME_CHARS, printable=True, trimmed=True, visible=True)]
 LogEntries = Annotated[tuple[dict[str, Any], ...], Items(AnyMap(), MAX_LOG_ENTRIES, 1)]
 
 Seconds = Annotated[int, Int(0, MAX_CLOCK_SECONDS)]

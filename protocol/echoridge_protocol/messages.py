@@ -50,6 +50,7 @@ from echoridge_protocol.kinds import (
     BotKind,
     Channel,
     Choice,
+    ChosenName,
     ClockKind,
     ClockPreset,
     Code,
@@ -112,7 +113,8 @@ __all__ = [
     "MAX_FEATURES", "MAX_LOG_ENTRIES", "MAX_NAME_CHARS", "MAX_PAGE", "MAX_SEATS",
     "MAX_SPECTATOR_DELAY", "MAX_TABLES_LISTED",
     "SAFE_INT", "SENDER_PATTERN", "TABLE_ID_PATTERN", "AnyMap", "Blob", "Bool", "BotKind",
-    "Channel", "Chat", "ChatLine", "Choice", "Clock", "ClockKind", "ClockPreset", "Clocks",
+    "Channel", "Chat", "ChatLine", "Choice", "ChosenName", "Clock", "ClockKind", "ClockPreset",
+    "Clocks",
     "Code", "CommandMap", "Created", "Deadline", "Delta", "ErrorMessage", "Flag", "GameMode",
     "Int", "Items", "Joined", "Kind", "Limits", "ListedStatus", "LogEntries", "Millis", "Name",
     "OpList",
@@ -154,7 +156,7 @@ class Hello:
     token: Token | None = None
     spectate: Bool | None = None
     resume: Resume | None = None
-    name: Name | None = None  # a spectator's display name in the spectators' chat
+    name: ChosenName | None = None  # a spectator's display name in the spectators' chat
 
     def session_kind(self) -> SessionKind:
         """The session this hello asks for, or a ``ProtocolError`` with the code the server
@@ -218,7 +220,7 @@ class Join:
     TYPE: ClassVar[str] = "join"
     id: RequestId
     table: TableId
-    name: Name
+    name: ChosenName
     client_seed: Annotated[bytes, Blob(16, 64)]
 
 

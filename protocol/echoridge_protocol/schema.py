@@ -12,8 +12,8 @@ definitions of the file and keeps the others; a test checks that the checked-in 
 
 The schema describes the JSON encoding (``echoridge.v2.json``): bytes are strings of lowercase
 hex digits.  A msgpack frame validates once its bin values are written as hex.  What JSON Schema
-cannot say is left to SPEC.md and the codec: *printable* text (Unicode categories), map keys
-and nesting limits, and a ``hello``'s combinations of fields.
+cannot say is left to SPEC.md and the codec: *printable* and *visible* text (Unicode
+categories, text.py), map keys and nesting limits, and a ``hello``'s combinations of fields.
 """
 
 from __future__ import annotations
@@ -48,13 +48,17 @@ def _ref(name: str) -> dict[str, Any]:
 
 def _kind(kind: m.Kind, owner: str, field: str) -> dict[str, Any]:
     match kind:
-        case m.Text(min_len=lo, max_len=hi, pattern=pattern, printable=printable, trimmed=trim):
+        case m.Text(
+            min_len=lo, max_len=hi, pattern=pattern, printable=printable, trimmed=trim, visible=seen
+        ):
             out: dict[str, Any] = {"type": "string", "minLength": lo, "maxLength": hi}
             if pattern is not None:
                 out["pattern"] = f"^(?:{pattern})$"
             elif trim:
                 out["pattern"] = r"^\S(?:.*\S)?$"
-            if printable:
+            if seen:
+                out["description"] = "visible printable text (SPEC.md §2.2)"
+            elif printable:
                 out["description"] = "printable text (SPEC.md §2.2)"
             return out
         case m.Int(lo=lo, hi=hi):

@@ -19,6 +19,7 @@ from typing import Any
 
 from echoridge.logs import configure_logging, get_logger
 from echoridge.net.gate import Admission
+from echoridge.net.hostcounts import HostCounts
 from echoridge.net.limits import Limits
 from echoridge.net.metrics import LoopLag, loop_lag_metrics, server_metrics, watch_gc
 from echoridge.net.server import GameServer, Worker
@@ -63,6 +64,7 @@ class Options:
     worker: int | None = None  # set in a worker of ``serve --workers``: its index
     table_affinity: bool = True  # workers route each table's connections to one (net/affinity.py)
     handoff_dir: str | None = None  # set by the supervisor: the workers' hand-off sockets
+    host_counts: str | None = None  # set by the supervisor: the workers' shared connection counts
     replica_acks: int = 0  # appends acknowledged once on this many replicas (WAIT)
 
 
@@ -107,11 +109,14 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
             await notifier.start()
             node.notices = Notices(storage.redis, notifier)
         node.start_tasks()
+        host = None
+        if options.host_counts and options.worker is not None:  # the caps are the host's
+            host = HostCounts(options.host_counts, options.workers, options.worker)
+            admission, room = options.admission, open_file_room() or 0
+        else:
+            admission, room = fit_open_files(options.admission), 0
         server = GameServer(
-            node,
-            metrics,
-            options.limits,
-            admission=fit_open_files(options.admission),
+            node, metrics, options.limits, admission=admission, host=host, room=room
         )
         lag = asyncio.create_task(watch_loop_lag(loop_lag_metrics(metrics.registry)))
         collector = asyncio.create_task(collect_fully())
@@ -162,21 +167,28 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
 FILES_RESERVED = POOL_CONNECTIONS + 100  # descriptors for Redis, the follower, files, logs
 
 
-def fit_open_files(admission: Admission) -> Admission:
-    """Raise the soft limit of open files to the hard one, and lower ``max_connections`` to what
-    the limit leaves (a connection is a descriptor; accept() failing with EMFILE helps nobody)."""
+def open_file_room() -> int | None:
+    """Raise the soft limit of open files to the hard one; the connections it leaves room for
+    (None: no limit).  A connection is a descriptor; accept() failing with EMFILE helps nobody."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
             soft = hard
     if soft == resource.RLIM_INFINITY:
+        return None
+    return max(1, soft - FILES_RESERVED)
+
+
+def fit_open_files(admission: Admission) -> Admission:
+    """``open_file_room``, and ``max_connections`` lowered to the room it leaves.  (A worker of
+    ``serve --workers`` keeps the host's cap and gives its room to its gate apart.)"""
+    room = open_file_room()
+    if room is None:
         return admission
-    room = max(1, soft - FILES_RESERVED)
     if admission.max_connections == 0 or admission.max_connections > room:
         log.warning(
             "connections capped by the open-file limit",
-            limit=soft,
             max_connections=room,
             asked=admission.max_connections,
         )

@@ -20,16 +20,16 @@ and none of the game:
    every worker, which drains as a single server does, and whatever still runs after
    ``STOP_GRACE`` seconds is killed.  The supervisor prints the ``serving on`` line once every
    worker is listening, and ``stopped`` once all are gone.
-
-Each worker's cap on connections is ``--max-connections`` divided by N; the cap per client
-address is each worker's own (counted by the worker that serves the connection).
+5. The caps: ``--max-connections`` and ``--max-connections-per-ip`` are the host's.  The
+   supervisor makes a file of counts in the run's directory that every worker maps (one slot
+   each, net/hostcounts.py); a worker admits a connection against the sum of all slots, and the
+   slot of a worker that died is zeroed before it is started again.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import math
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -44,6 +44,7 @@ from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any
 
 from echoridge.logs import configure_logging, get_logger
+from echoridge.net.hostcounts import HostCounts
 from echoridge.net.metrics import MULTIPROCESS_ENV
 
 if TYPE_CHECKING:
@@ -114,8 +115,12 @@ def supervise(options: Options, workers: int) -> int:
     os.environ[MULTIPROCESS_ENV] = metrics_dir  # inherited by the workers (spawned below)
     embedded = None
     holder = None
+    counts_path = os.path.join(handoff_dir, "connections.counts")
+    counts: HostCounts | None = None
     pool: list[_Worker] = []
     try:
+        HostCounts.create(counts_path, workers)
+        counts = HostCounts(counts_path, workers)
         redis_url = options.redis_url
         if not redis_url:
             embedded = EmbeddedRedis(options.data_dir)
@@ -128,18 +133,14 @@ def supervise(options: Options, workers: int) -> int:
         else:
             where = "Redis at REDIS_URL"
         holder, port = _hold_port(options.host, options.port)
-        admission = options.admission
-        if admission.max_connections:
-            share = math.ceil(admission.max_connections / workers)
-            admission = dataclasses.replace(admission, max_connections=share)
         base = dataclasses.replace(
             options,
             redis_url=redis_url,
             port=port,
-            admission=admission,
             worker=0,
             workers=workers,
             handoff_dir=handoff_dir,
+            host_counts=counts_path,
         )
         context = multiprocessing.get_context("spawn")  # fresh interpreters: no forked loop
         pool = [_Worker(i) for i in range(workers)]
@@ -157,11 +158,13 @@ def supervise(options: Options, workers: int) -> int:
             flush=True,
         )
         while not stopping:
-            _watch(context, pool, base, lambda: stopping)
+            _watch(context, pool, base, lambda: stopping, counts)
         log.info("stopping", workers=workers)
         return 0
     finally:
         _stop_all(pool)
+        if counts is not None:
+            counts.close()
         if holder is not None:
             holder.close()
         if embedded is not None:
@@ -222,8 +225,11 @@ def _all_ready(pool: list[_Worker], pipes: list[Any]) -> bool:
     return True
 
 
-def _watch(context: Any, pool: list[_Worker], base: Options, stopping: Any) -> None:
-    """Wait for a worker to die (or ``POLL``), then start again those that are due."""
+def _watch(
+    context: Any, pool: list[_Worker], base: Options, stopping: Any, counts: HostCounts
+) -> None:
+    """Wait for a worker to die (or ``POLL``), then start again those that are due.  A dead
+    worker's connections are gone: its counts are zeroed at once."""
     sentinels = [w.process.sentinel for w in pool if w.process is not None]
     multiprocessing.connection.wait(sentinels, timeout=POLL)
     now = time.monotonic()
@@ -243,6 +249,7 @@ def _watch(context: Any, pool: list[_Worker], base: Options, stopping: Any) -> N
                 restart_in=round(delay, 2),
             )
             _mark_dead(w.process.pid)
+            counts.clear(w.index)
             w.process = None
             w.due = now + delay
         if w.process is None and now >= w.due:

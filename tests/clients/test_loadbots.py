@@ -123,6 +123,27 @@ def test_bots_pace_themselves_under_a_default_rate_limit(
     assert report["play_seconds"] >= (report["commands"] / 2 - 1) / 9 * 0.9
 
 
+def test_bots_wait_for_room_when_the_server_caps_their_address(
+    servers: Callable[..., ServerProcess],  # noqa: F811
+) -> None:
+    """Against a server that allows one address 4 connections, 3 tables of a seat and a
+    spectator (9 connections while they are set up, with the lobby's) are refused with HTTP 429
+    (before, those tables were lost): the bots wait as the server asks (Retry-After), open a
+    refused table's connections again one table at a time, finish every game, and say once
+    which server flag to raise for local load."""
+    capped = servers("--max-connections-per-ip", "4")
+    status, report, err = bots(
+        capped.url,
+        *("--tables", "3", "--players", "1", "--spectators", "1", "--rate", "0"),
+        *("--seed", "5", "--timeout", "120"),
+    )
+    assert status == 0, (report, err)
+    assert report["tables"] == report["finished"] == report["verified"] == 3
+    assert report["errors"] == 0 and report["lost"] == 0
+    assert report["busy"] > 0
+    assert err.count("--max-connections-per-ip") == 1 and "HTTP 429" in err
+
+
 def test_bots_exit_non_zero_when_tables_fail(server: ServerProcess) -> None:  # noqa: F811
     status, report, _ = bots(
         server.url, "--tables", "2", "--players", "4", "--rate", "0", "--timeout", "0.05"

@@ -10,14 +10,17 @@ import asyncio
 import contextlib
 import re
 import secrets
+import unicodedata
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 import pytest
 
 from echoridge_protocol import messages as m
-from tests.e2e.conftest import ServerProcess
+from tests.conftest import RedisServer
+from tests.e2e.conftest import ServerProcess, start_server
 from tests.e2e.test_schema_frames import _validator
-from tests.net.wsclient import CLIENT_NAME, Client, FrameLog, Mirror
+from tests.net.wsclient import CLIENT_NAME, Client, FrameLog, Mirror, Refused
 
 TIMEOUT = 10.0
 SPECTATOR_ID = re.compile(r"spectator:[0-9a-f]{16}")
@@ -343,3 +346,131 @@ async def test_hostile_text_comes_back_byte_identical(
         if subprotocol == m.SUBPROTOCOL_JSON:
             assert invalid_chat(ben.frames) == []
     no_chat_text_in(server, *hostile)
+
+
+# Lines that show nothing, or stack marks into a tower: refused (echoridge_protocol/text.py).
+INVISIBLE = [
+    ("\u200d", "chat/empty"),  # zero-width joiner only
+    ("\u200c\u200d\u200c", "chat/empty"),
+    ("\u3164", "chat/empty"),  # Hangul filler
+    ("\u3164 \u3164\u3164", "chat/empty"),
+    ("\u115f\u1160", "chat/empty"),  # Hangul choseong and jungseong fillers
+    ("\uffa0", "chat/empty"),  # halfwidth Hangul filler
+    ("\u2800\u2800\u2800", "chat/empty"),  # Braille blank
+    ("\ufe0f", "chat/empty"),  # a variation selector alone
+    ("\u0301\u0302", "chat/empty"),  # marks without a character
+    ("\u180e", "chat/bad_text"),  # Mongolian vowel separator (a format character)
+    ("\u0301" * 400, "chat/bad_text"),
+    ("a" + "\u0301" * 400, "chat/bad_text"),  # "Zalgo"
+    ("ok a" + "\u0301" * 5, "chat/bad_text"),
+    ("a" + ("\u0301" * 4 + "\u200d") * 3, "chat/bad_text"),  # marks past invisible joiners
+    ("a" + ("\u0301" * 4 + "\u3164") * 3, "chat/bad_text"),  # ... or past blank letters
+]
+# Real text that must pass: emoji sequences (joiners, variation selectors, skin tones, keycaps),
+# and scripts that put 2 to 4 marks on a letter.
+SHOWN = [
+    "\U0001f469\u200d\U0001f4bb",  # woman technologist (ZWJ)
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466",  # family (3 ZWJ)
+    "\U0001f3f3\ufe0f\u200d\U0001f308",  # rainbow flag (VS16, ZWJ)
+    "\U0001f44d\U0001f3fd \U0001f469\U0001f3ff\u200d\U0001f52c",  # skin tones
+    "1\ufe0f\u20e3 \u2764\ufe0f",  # keycap, red heart
+    "Ti\u1ebfng Vi\u1ec7t c\u00f3 d\u1ea5u",  # Vietnamese (precomposed)
+    unicodedata.normalize("NFD", "Ti\u1ebfng Vi\u1ec7t: \u1eb7c bi\u1ec7t"),  # decomposed: 2 marks
+    "\u0928\u092e\u0938\u094d\u0924\u0947, \u091c\u093c\u0947\u0902",  # Hindi, 3 marks on one
+    "\u0e2a\u0e27\u0e31\u0e2a\u0e14\u0e35\u0e04\u0e23\u0e31\u0e1a \u0e1c\u0e39\u0e49",  # Thai
+    "\u05d1\u05bc\u05b0\u05e8\u05b5\u05d0\u05e9\u05c1\u05b4\u05d9\u05ea",  # pointed Hebrew
+    "a\u0301\u0302\u0303\u0304 (four marks)",
+    "\u3164 hi \u2800",  # blank letters beside visible text
+]
+
+
+async def test_a_line_must_show_something(servers: Callable[..., ServerProcess]) -> None:
+    """Invisible lines (joiners, fillers, blank Braille, marks alone) are ``chat/empty``, stacks
+    of more than 4 marks ``chat/bad_text``; text in any script and emoji sequences pass and come
+    back as said.  Names are held to the same rule (``protocol/bad_field``)."""
+    server = servers()
+    names = ("Ana", "Ben", "Cy", "Di")
+    table, tokens = await new_table(server.url, names, start=False)
+    async with contextlib.AsyncExitStack() as stack:
+        seats = [await stack.enter_async_context(connect(server.url)) for _ in names]
+        for seat, token in zip(seats, tokens, strict=True):
+            await seat.hello(table=table, token=token)
+        for text, code in INVISIBLE:
+            await refused(seats[0], text, "table", code)
+        for i, text in enumerate(SHOWN):  # (5 lines per seat in 10 s)
+            await said(seats[i % len(seats)], text)
+            (line,) = await chat_until(seats[0], text.strip())
+            assert line.text == text.strip()
+        lobby = await stack.enter_async_context(connect(server.url))
+        await lobby.hello()
+        other, _ = await new_table(server.url, ("Ed",), start=False)
+        for blank in ("\u3164", "\u2800", "A" + "\u0301" * 5):
+            join = m.Join(id=lobby.next_id("j"), table=other, name=blank, client_seed=bytes(16))
+            error = await lobby.request(join)
+            assert isinstance(error, m.ErrorMessage) and error.code == "protocol/bad_field"
+        fan = await stack.enter_async_context(connect(server.url))
+        await fan.send(m.Hello(protocol=m.PROTOCOL, client=CLIENT_NAME, table=table,
+                               spectate=True, name="\u115f\u1160"))  # fmt: skip
+        error = await fan.expect(m.ErrorMessage, TIMEOUT)
+        assert error.code == "protocol/bad_field"
+
+
+async def test_the_spectators_of_one_address_share_a_limit_across_connections(
+    server: ServerProcess,
+) -> None:
+    """The spectators' limit is per client address (here 127.0.0.1) at a table, kept in Redis:
+    closing a connection and opening another does not reset it (a churning client flushed the
+    channel's history before).  Refused lines do not count; the seats are not held back."""
+    table, tokens = await new_table(server.url)
+    for i in range(3):  # 5 lines over 3 connections, then every new one is refused
+        async with connect(server.url) as fan:
+            await watch(fan, table)
+            for _ in range(2 if i < 2 else 1):
+                await said(fan, marker(), "spectators")
+            if i == 2:
+                await refused(fan, "one too many", "spectators", "chat/rate_limited")
+    async with connect(server.url) as fan:
+        await watch(fan, table, name="Other")
+        await refused(fan, "and again", "spectators", "chat/rate_limited")
+    async with connect(server.url) as ana:
+        await ana.hello(table=table, token=tokens[0])
+        await said(ana, "the seats say on")
+
+
+async def test_say_while_redis_is_away_is_server_unavailable_and_does_not_count(
+    start_redis: Callable[..., RedisServer], tmp_path: Path
+) -> None:
+    """The limit lives in Redis: with Redis away, ``say`` is answered ``server/unavailable``
+    (as any request), the line refused so does not count once Redis is back, and the count
+    holds on another node (before, each node kept its own)."""
+    redis = start_redis("--appendfsync", "always")
+    a = start_server(redis.url, tmp_path / "a.log")
+    b = start_server(redis.url, tmp_path / "b.log")
+    try:
+        table, tokens = await new_table(a.url, start=False)
+        async with connect(a.url) as ana:
+            await ana.hello(table=table, token=tokens[0])
+            await said(ana, "before")
+            redis.kill()
+            await refused(ana, "while away", "table", "server/unavailable")
+            redis.restart()
+            deadline = asyncio.get_running_loop().time() + 20
+            while (await say(ana, "back")).outcome != "accepted":
+                assert asyncio.get_running_loop().time() < deadline, "Redis did not come back"
+                await asyncio.sleep(0.2)
+        async with contextlib.AsyncExitStack() as stack:  # the same seat on another node
+            while True:  # (b's first requests may find its connections to Redis broken)
+                ana = await stack.enter_async_context(connect(b.url))
+                try:
+                    await ana.hello(table=table, token=tokens[0])
+                    break
+                except Refused as exc:
+                    assert exc.code == "server/unavailable"
+                    assert asyncio.get_running_loop().time() < deadline, "b did not recover"
+                    await asyncio.sleep(0.2)
+            for i in range(3):  # 5 in all: the refused lines did not count
+                await said(ana, f"after {i}")
+            await refused(ana, "sixth", "table", "chat/rate_limited")
+    finally:
+        a.stop()
+        b.stop()

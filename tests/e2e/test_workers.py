@@ -1,11 +1,13 @@
 """``serve --workers N`` (workers.py): N processes on one port and one storage.  Games are played
 through the shared port (the kernel spreads the connections, and each table's are passed on to
 the worker that serves the table), /metrics of any worker sums all of them, a worker killed
-with -9 is started again while the others play on, and SIGTERM stops every worker."""
+with -9 is started again while the others play on, and SIGTERM stops every worker.  The chat's
+rate limits and the connection caps hold for the host, not per worker."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -16,13 +18,16 @@ from pathlib import Path
 
 import pytest
 
+from echoridge.net.affinity import owner_of
 from echoridge.workers import WorkersUnsupported, check_supported, worker_count
 from echoridge_client.loadbots import BotOptions, ok, run_tables
 from echoridge_client.lobby import Lobby
 from echoridge_client.session import TableSession
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, http_get, start_server
-from tests.e2e.hostile import metrics
+from tests.e2e.hostile import metrics, raw_upgrade, upgrade
+from tests.e2e.test_chat import refused, said
+from tests.net.wsclient import Client
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SO_REUSEPORT")
 
@@ -159,3 +164,128 @@ def test_worker_count_and_the_refusal_elsewhere(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(sys, "platform", "darwin")
     with pytest.raises(WorkersUnsupported, match="SO_REUSEPORT"):
         check_supported()
+
+
+# --- limits that hold for the host, not for each worker ------------------------------------
+
+
+def table_of_worker(index: int, workers: int = 2) -> str:
+    """A table id whose connections (``/ws?table=ID``) worker ``index`` serves."""
+    for n in range(1000):
+        if owner_of(table := f"w{index}-{n}", workers) == index:
+            return table
+    raise AssertionError("no such table id")
+
+
+def hinted(server: ServerProcess, table: str) -> str:
+    return f"{server.url}?table={table}"
+
+
+async def status_of(server: ServerProcess, table: str) -> int | None:
+    """The status of an upgrade hinted at ``table``; None when the connection was reset (it
+    was queued on a worker that was just killed)."""
+    try:
+        return (await upgrade(server, path=f"/ws?table={table}")).status
+    except (OSError, asyncio.IncompleteReadError):
+        return None
+
+
+def pid_of_worker(server: ServerProcess, index: int) -> int:
+    """The process of worker ``index``, by the supervisor's ``worker ready`` line."""
+    for line in server.output().splitlines():
+        if '"worker ready"' in line:
+            record = json.loads(line)
+            if record["worker"] == index:
+                return int(record["pid"])
+    raise AssertionError(f"worker {index} is not in the log")
+
+
+async def test_chat_limits_hold_across_workers(workers: ServerProcess) -> None:
+    """A seat that reconnects with another table's hint (served by the other worker) and a
+    spectator address that churns connections over both workers are held to 5 lines in 10 s:
+    the limits are kept in Redis (before, each worker counted its own)."""
+    async with Client.connect(workers.url) as lobby:
+        await lobby.hello()
+        created = await lobby.create_table(2)
+        table = created.table
+        tokens = [(await lobby.join(table, name)).token for name in ("Ana", "Ben")]
+    mine = owner_of(table, 2)
+    away = table_of_worker(1 - mine)
+    async with Client.connect(hinted(workers, table)) as ana:
+        await ana.hello(table=table, token=tokens[0])
+        for i in range(5):
+            await said(ana, f"line {i}")
+    async with Client.connect(hinted(workers, away)) as ana:  # the other worker
+        await ana.hello(table=table, token=tokens[0])
+        await refused(ana, "one too many", "table", "chat/rate_limited")
+    for hint, lines in ((table, 3), (away, 2), (table, 0), (away, 0)):
+        async with Client.connect(hinted(workers, hint)) as fan:
+            await fan.hello(table=table, spectate=True)
+            for i in range(lines):
+                await said(fan, f"fan {i}", "spectators")
+            if not lines:
+                await refused(fan, "more", "spectators", "chat/rate_limited")
+    async with Client.connect(hinted(workers, away)) as ben:  # another seat: not held back
+        await ben.hello(table=table, token=tokens[1])
+        await said(ben, "ben here")
+
+
+async def test_the_per_address_cap_is_the_host_s_and_a_dead_worker_s_connections_go(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """``--workers 2 --max-connections-per-ip 4`` admits 4 connections from one address in all,
+    whichever worker serves them (before: 4 per worker); when a worker is killed with -9, the
+    connections it served stop counting at once."""
+    server = start_server(redis_server.url, tmp_path / "caps.log", "--workers", "2",
+                          "--max-connections-per-ip", "4")  # fmt: skip
+    try:
+        on = [table_of_worker(0), table_of_worker(1)]
+        async with contextlib.AsyncExitStack() as held, contextlib.AsyncExitStack() as doomed:
+            for index in (0, 1):
+                for _ in range(2):
+                    stack = doomed if index == 0 else held
+                    client = await stack.enter_async_context(
+                        Client.connect(hinted(server, on[index]))
+                    )
+                    await client.hello()
+            for index in (0, 1):
+                answer = await upgrade(server, path=f"/ws?table={on[index]}")
+                assert answer.status == 429, index
+            os.kill(pid_of_worker(server, 0), signal.SIGKILL)  # with its 2 connections
+            deadline = time.monotonic() + 20
+            while await status_of(server, on[1]) != 101:
+                assert time.monotonic() < deadline, "the dead worker's connections still count"
+                await asyncio.sleep(0.1)
+            for _ in range(2):
+                client = await held.enter_async_context(Client.connect(hinted(server, on[1])))
+                await client.hello()
+            assert (await upgrade(server, path=f"/ws?table={on[1]}")).status == 429
+            with contextlib.suppress(Exception):
+                await doomed.aclose()
+        assert '"worker died"' in server.output()
+    finally:
+        server.stop()
+
+
+async def test_the_connection_cap_is_the_host_s(redis_server: RedisServer, tmp_path: Path) -> None:
+    """``--workers 2 --max-connections 3`` admits 3 connections in all, however they are spread
+    over the workers (before: each worker took 2, its share, so one table's connections, all
+    on its worker, were refused at 2)."""
+    server = start_server(redis_server.url, tmp_path / "full.log", "--workers", "2",
+                          "--max-connections", "3", "--max-connections-per-ip", "0")  # fmt: skip
+    try:
+        on = [table_of_worker(0), table_of_worker(1)]
+        async with contextlib.AsyncExitStack() as held:
+            for _ in range(3):
+                answer, _ = await held.enter_async_context(
+                    raw_upgrade(server, path=f"/ws?table={on[0]}")
+                )
+                assert answer.status == 101
+            full = await upgrade(server, path=f"/ws?table={on[1]}")
+            assert full.status == 503
+        deadline = time.monotonic() + 10  # (the server learns of the closes a moment later)
+        while await status_of(server, on[1]) != 101:
+            assert time.monotonic() < deadline, "closed connections still count"
+            await asyncio.sleep(0.05)
+    finally:
+        server.stop()

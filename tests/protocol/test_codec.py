@@ -19,6 +19,7 @@ from echoridge_protocol import codec, commands
 from echoridge_protocol import messages as m
 from echoridge_protocol.codes import ALL_CODES
 from echoridge_protocol.errors import DecodeError, ProtocolError
+from echoridge_protocol.text import shown
 
 MSGPACK = m.SUBPROTOCOL_MSGPACK
 JSON = m.SUBPROTOCOL_JSON
@@ -40,7 +41,8 @@ def text_of(kind: m.Text) -> st.SearchStrategy[str]:
         )
     alphabet = PRINTABLE if kind.printable else ANY_CHAR
     text = st.text(alphabet, min_size=kind.min_len, max_size=min(kind.max_len, 40))
-    return text.filter(lambda s: s.strip() == s) if kind.trimmed else text
+    text = text.filter(lambda s: s.strip() == s) if kind.trimmed else text
+    return text.filter(shown) if kind.visible else text
 
 
 def plain(depth: int, max_size: int = 4) -> st.SearchStrategy[Any]:
@@ -250,6 +252,12 @@ DATA_CASES: list[tuple[str, str, Any]] = [
     ("protocol/bad_field", "id too long", with_(COMMAND, id="x" * 65)),
     ("protocol/bad_field", "name too long", with_(JOIN, name="n" * 33)),
     ("protocol/bad_field", "control character", with_(JOIN, name="a\x1bb")),
+    ("protocol/bad_field", "blank Hangul name", with_(JOIN, name="\u3164")),
+    ("protocol/bad_field", "blank Braille name", with_(JOIN, name="\u2800\u2800")),
+    ("protocol/bad_field", "marks-only name", with_(JOIN, name="\u0301\u0302")),
+    ("protocol/bad_field", "stacked marks name", with_(JOIN, name="Zed" + "\u0301" * 5)),
+    ("protocol/bad_field", "blank spectator name",
+     with_(HELLO, table="t", spectate=True, name="\u115f\u1160")),
     ("protocol/bad_field", "seed too short", with_(JOIN, client_seed=bytes(15))),
     ("protocol/bad_field", "seats out of range", {
         "type": "create_table", "id": "1", "seats": 5, "public": True, "spectators": True,
@@ -680,3 +688,20 @@ def test_real_views_and_deltas_of_a_game_pass_the_codec() -> None:
                 for sub in (MSGPACK, JSON):
                     assert codec.decode_server(codec.encode(message, sub), sub) == message
     assert version > 50 and previous["seat"]["status"] == "over"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Ann", "Ngô Bảo Châu", "नमस्ते", "สมชาย", "בְּרֵאשִׁית", "👍🏽 Ann", "❤️ 1️⃣",
+     "ㅤAnn"],
+)
+@BOTH
+def test_names_that_show_something_are_decoded(name: str, sub: str) -> None:
+    """Join and hello names must show a visible character, with at most 4 marks on one
+    (text.py); real names in any script pass, emoji with modifiers and selectors too."""
+    join = codec.decode_client(frames(with_(JOIN, name=name))[sub], sub)
+    assert isinstance(join, m.Join) and join.name == name
+    hello = codec.decode_client(
+        frames(with_(HELLO, table="t", spectate=True, name=name))[sub], sub
+    )
+    assert isinstance(hello, m.Hello) and hello.name == name

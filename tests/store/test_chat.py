@@ -1,13 +1,15 @@
 """The chat store on a real Redis: lines numbered 1, 2, 3 per channel in one round trip, capped
-streams with the table's hash tag, outside the game log, and a follower on another Storage
-that hands every new line on in order."""
+streams with the table's hash tag, outside the game log, a follower on another Storage that
+hands every new line on in order, and the rate limit kept in the same script."""
 
 from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from echoridge.store import Storage
-from echoridge.store.chat import MAXLEN, StoredLine, key
+from echoridge.store.chat import MAXLEN, Rate, RateLimited, StoredLine, key, rate_key
 from tests.conftest import RedisServer
 
 
@@ -64,3 +66,55 @@ async def test_another_storage_follows_new_lines_in_order(
         other.chat_follower.unfollow(table_id, handle)
     finally:
         await other.close()
+
+
+async def test_the_rate_limit_is_kept_with_the_lines_and_only_lines_said_count(
+    redis_server: RedisServer, storage: Storage, table_id: str
+) -> None:
+    """One script checks the limit, appends and counts (one round trip), on the table's slot:
+    a second Storage (another node or worker) sees the same count; a refused line is neither
+    appended nor counted; another sender and another table are not held back."""
+    rate = Rate(lines=3, seconds=30.0)
+
+    async def say(s: Storage, who: str, table: str = table_id) -> StoredLine:
+        return await s.chat.add(
+            table, "spectators", sender="spectator:ab", name="Fan", text="hi", version=0, at=1,
+            seat=None, who=who, rate=rate,
+        )  # fmt: skip
+
+    other = await Storage.open(redis_server.url)
+    try:
+        await say(storage, "addr:203.0.113.7")
+        await say(other, "addr:203.0.113.7")
+        await say(storage, "addr:203.0.113.7")
+        for s in (storage, other):
+            with pytest.raises(RateLimited) as refused:
+                await say(s, "addr:203.0.113.7")
+            assert 29 < refused.value.wait <= 30
+        kept = (await storage.chat.recent(table_id))["spectators"]
+        assert [line.seq for line in kept] == [1, 2, 3]  # the refused ones were not appended
+        assert (await say(other, "addr:2001:db8:1:2::/64")).seq == 4
+        assert (await say(storage, "addr:203.0.113.7", "t" + table_id)).seq == 1
+        counted = rate_key(table_id, "addr:203.0.113.7")
+        assert counted == f"er:{{{table_id}}}:chatrate:addr:203.0.113.7"
+        assert await storage.redis.zcard(counted) == 3
+        assert 0 < await storage.redis.pttl(counted) <= 30_000  # gone with its window
+    finally:
+        await other.close()
+
+
+async def test_a_line_said_again_once_the_window_has_moved_on(
+    storage: Storage, table_id: str
+) -> None:
+    rate = Rate(lines=2, seconds=0.3)
+
+    async def say() -> StoredLine:
+        return await storage.chat.add(table_id, "table", sender="seat:1", name="Ben", text="x",
+                                      version=1, at=1, seat=1, rate=rate)  # fmt: skip
+
+    await say()
+    await say()
+    with pytest.raises(RateLimited):
+        await say()
+    await asyncio.sleep(0.35)
+    assert (await say()).seq == 3

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from echoridge.store import Head, Storage, StoreUnavailable, genesis, keys
+from echoridge.store.chat import Rate, RateLimited
 from tests.cluster import RedisCluster, begin_migration, failover_by_kill, start_cluster
 
 from .conftest import make_table
@@ -167,12 +168,16 @@ async def test_chat_lines_of_tables_on_every_primary_reach_the_other_node(
         b.chat_follower.follow(
             t, {}, lambda lines, t=t: got[t].extend((x.channel, x.seq, x.text) for x in lines)
         )
+    rate = Rate(lines=2, seconds=60.0)  # kept with the lines, on each table's own slot
     for t in tables:
         for text in ("a", "b"):
             await a.chat.add(t, "table", sender="seat:0", name="Ana", text=text, version=3,
-                             at=1, seat=0)  # fmt: skip
+                             at=1, seat=0, rate=rate)  # fmt: skip
         await a.chat.add(t, "spectators", sender="spectator:x", name="Bo", text="c",
-                         version=3, at=1, seat=None)  # fmt: skip
+                         version=3, at=1, seat=None, who="addr:127.0.0.1", rate=rate)  # fmt: skip
+        with pytest.raises(RateLimited):  # the other node sees the same count
+            await b.chat.add(t, "table", sender="seat:0", name="Ana", text="d", version=3,
+                             at=1, seat=0, rate=rate)  # fmt: skip
     async with asyncio.timeout(20):
         while any(len(lines) < 3 for lines in got.values()):
             await asyncio.sleep(0.02)

@@ -1,15 +1,18 @@
 """The sessions of ``echo-ridge bots``: seats that pace their commands, think, time each command
 from sending to its delta and keep what the server acknowledged; spectators that sample delta
-sizes.  What they count goes into one ``Stats``."""
+sizes.  What they count goes into one ``Stats``, which also explains, once, why the server
+refuses connections (HTTP 429 or 503) and which of its flags to raise for local load."""
 
 from __future__ import annotations
 
 import asyncio
 import random
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from echoridge_client.errors import Busy
 from echoridge_client.retry import RETRY_SECONDS
 from echoridge_client.session import Seat, Spectator
 from echoridge_protocol import codec
@@ -52,11 +55,33 @@ class Stats:
     connections: int = 0
     sizes: dict[str, list[int]] = field(default_factory=dict)  # subprotocol -> [frames, bytes]
     fallbacks: int = 0  # greedy policy choices that fell back to a safe command
+    busy: int = 0  # connections the server refused for now (HTTP 429, 503), tried again
+    hinted: set[int] = field(default_factory=set)  # the statuses explained on stderr
+
+    def refused(self, refusal: Busy) -> None:
+        """A connection refused for now: counted, and each status explained once."""
+        self.busy += 1
+        if refusal.status not in self.hinted:
+            self.hinted.add(refusal.status)
+            print(busy_hint(refusal.status), file=sys.stderr, flush=True)
 
     def sample(self, subprotocol: str, message: m.Delta) -> None:
         tally = self.sizes.setdefault(subprotocol, [0, 0])
         tally[0] += 1
         tally[1] += len(codec.encode(message, subprotocol))
+
+
+def busy_hint(status: int) -> str:
+    """What a refusal of ``status`` means, and the reference server's flag that raises it."""
+    if status == 429:
+        why, flag = "too many connections from this address", "--max-connections-per-ip"
+    else:
+        why, flag = "the server is full", "--max-connections"
+    return (
+        f"echo-ridge bots: the server refuses connections with HTTP {status} ({why}); the "
+        f"bots wait as it asks (Retry-After) and try again. For local load, start the server "
+        f"with a higher {flag} (0: no cap)."
+    )
 
 
 @dataclass(frozen=True)
@@ -92,6 +117,7 @@ class BotSeat(_Measured, Seat):
     ) -> None:  # fmt: skip
         super().__init__(*args, **kwargs)
         self.stats = stats
+        self.on_busy = stats.refused
         self.seat = seat
         self.acks: list[Ack] = []
         self.pacer = Pacer(rate)
@@ -139,6 +165,7 @@ class BotSpectator(_Measured, Spectator):
     def __init__(self, *args: Any, stats: Stats, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.stats = stats
+        self.on_busy = stats.refused
         self._received = 0
         self._sample_at = random.randrange(SIZE_SAMPLE)
 

@@ -2,7 +2,9 @@
 
 A reader task decodes every frame; replies are matched to requests by ``id``; everything else
 (welcome, deltas, errors without an id, bye) goes to ``on_message``.  Connections are cheap:
-sessions (seat.py) open a new one to reconnect.
+sessions (seat.py) open a new one to reconnect.  An upgrade the server refuses for now (HTTP 429
+or 503, SPEC.md §2.1) raises ``Busy``, with the server's ``Retry-After``; the lobby and the
+sessions wait and try again (retry.py).
 """
 
 from __future__ import annotations
@@ -15,16 +17,18 @@ from collections.abc import Awaitable, Callable, Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.typing import Subprotocol
 
-from echoridge_client.errors import ClientError, Refused
+from echoridge_client.errors import Busy, ClientError, Refused
 from echoridge_protocol import codec
 from echoridge_protocol import messages as m
 from echoridge_protocol.errors import DecodeError
 
 TIMEOUT = 10.0
 CLIENT_NAME = "echoridge-client/0.1"
+BUSY_STATUSES = (429, 503)  # refused for now: too many connections (from this address, in all)
+MAX_RETRY_AFTER = 300.0  # seconds: a longer Retry-After is taken as this
 
 OnMessage = Callable[[m.ServerMessage], Awaitable[None] | None]
 
@@ -70,6 +74,12 @@ class Connection:
                 max_size=codec.SERVER_LIMITS.frame_bytes,
                 close_timeout=2,
             )
+        except InvalidStatus as exc:
+            status = exc.response.status_code
+            if status in BUSY_STATUSES:
+                wait = retry_after(exc.response.headers.get("Retry-After"))
+                raise Busy(url, status, wait) from None
+            raise ClientError(f"cannot connect to {url}: {exc}") from exc
         except (OSError, TimeoutError) as exc:
             raise ClientError(f"cannot connect to {url}: {exc}") from exc
         except Exception as exc:  # websockets' handshake errors
@@ -137,6 +147,17 @@ class Connection:
             await asyncio.wait_for(self.ws.close(), 3)
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await asyncio.wait_for(self._reader, 3)
+
+
+def retry_after(value: str | None) -> float | None:
+    """A ``Retry-After`` in seconds (RFC 9110 also allows an HTTP date: taken as none)."""
+    try:
+        seconds = float(value) if value is not None else None
+    except ValueError:
+        return None
+    if seconds is None or not seconds >= 0:  # (NaN too)
+        return None
+    return min(seconds, MAX_RETRY_AFTER)
 
 
 def welcome_of(message: m.ServerMessage) -> m.Welcome:

@@ -3,6 +3,8 @@
 Exception tree::
 
     ClientError          base: connection problems, protocol surprises
+      Busy               the server refused the websocket upgrade for now: HTTP 429 (too many
+                         connections from this address) or 503 (the server is full)
       Refused            the server refused a request (``code`` is a registered code)
       RevealError        a reveal does not open its commitment: the server cheated, or the data
                          was altered on the way
@@ -13,6 +15,17 @@ from __future__ import annotations
 
 class ClientError(Exception):
     """Base of the client's exceptions."""
+
+
+class Busy(ClientError):
+    """The server refused the upgrade for now (SPEC.md §2.1): ``status`` 429 or 503, and the
+    seconds it asked the client to wait (``Retry-After``; None: it did not say)."""
+
+    def __init__(self, url: str, status: int, retry_after: float | None) -> None:
+        why = "too many connections from this address" if status == 429 else "the server is full"
+        super().__init__(f"cannot connect to {url}: HTTP {status} ({why})")
+        self.status = status
+        self.retry_after = retry_after
 
 
 class Refused(ClientError):

@@ -14,6 +14,13 @@ report is one dict (printed as one JSON line by the command), with at least ``ta
 options and per-table records in botoptions.py.  The tables are of ``mode``, competitive
 or cooperative.
 
+A connection the server refuses for now (HTTP 429: the cap per client address, 64 by default,
+which local load from one address reaches; 503: the cap in all) is tried again after the
+server's ``Retry-After``, and the first refusal of each kind says on stderr which server flag to
+raise (``busy`` in the report counts them).  A table refused while it opens its seats' and
+spectators' connections gives them back and opens them again one table at a time, so tables
+holding a part each never wait on one another.
+
 Latency is command-to-delta, measured around ``Seat.act``: from sending a command to the seat's
 view reaching the version of its (accepted) result.  ``rate`` paces every connection's messages
 (commands per second per seat, and the lobby's requests): the reference server allows 10 messages
@@ -46,7 +53,7 @@ from echoridge_client.botoptions import (
     subprotocol_of,
 )
 from echoridge_client.botsessions import BotSeat, BotSpectator, Pacer, Stats
-from echoridge_client.errors import ClientError
+from echoridge_client.errors import Busy, ClientError
 from echoridge_client.lobby import Lobby
 from echoridge_client.session import TableSession
 from echoridge_client.transcripts import (
@@ -74,7 +81,11 @@ __all__ = [
 
 
 async def _play_table(
-    run: TableRun, options: BotOptions, stats: Stats, setup: asyncio.Semaphore
+    run: TableRun,
+    options: BotOptions,
+    stats: Stats,
+    setup: asyncio.Semaphore,
+    crowded: asyncio.Lock,
 ) -> None:
     seats: list[BotSeat] = []
     watchers: list[BotSpectator] = []
@@ -84,7 +95,7 @@ async def _play_table(
     try:
         async with asyncio.timeout(options.timeout) as deadline:
             async with setup:
-                lobby = await Lobby.connect(options.url, subprotocol_of(options, i, 0))
+                lobby = await _lobby(options, i, stats)
                 pacer = Pacer(options.rate)
                 await pacer.wait()
                 mode: m.GameMode | None = None  # competitive: the field left out
@@ -103,29 +114,21 @@ async def _play_table(
                         raise ClientError(f"joined seat {joined.seat}, expected {s}")
                     run.seeds.append(seed)
                     tokens.append(joined.token)
-                for s, token in enumerate(tokens):
-                    seat = BotSeat(
-                        options.url,
-                        run.table,
-                        token=token,
-                        subprotocol=subprotocol_of(options, i, s),
-                        stats=stats,
-                        rate=options.rate,
-                        think=options.think,
-                        seed=derive(options.seed, "think", i, s),
-                        seat=s,
-                    )
-                    seats.append(seat)
-                    await seat.start()
-                for k in range(options.spectators):
-                    watcher = BotSpectator(
-                        options.url,
-                        run.table,
-                        subprotocol=subprotocol_of(options, i, options.players + k),
-                        stats=stats,
-                    )
-                    watchers.append(watcher)
-                    await watcher.start()
+                try:
+                    await _open(run, options, stats, tokens, seats, watchers, busy_for=0)
+                except Busy:
+                    # The server's cap is reached (HTTP 429 or 503).  Tables that each hold a
+                    # part of their connections could wait on one another until they time out:
+                    # give back what this one holds, then open its connections one table at a
+                    # time (``crowded``), waiting as the server asks, while the tables in play
+                    # finish and make room.
+                    await _close(seats, watchers, lobby)
+                    seats.clear()
+                    watchers.clear()
+                    lobby = None
+                    async with crowded:
+                        await _open(run, options, stats, tokens, seats, watchers, options.timeout)
+                        lobby = await _lobby(options, i, stats)
                 stats.connections += len(seats) + len(watchers)
                 await pacer.wait()
                 started = await lobby.start(run.table, tokens[0])
@@ -153,15 +156,65 @@ async def _play_table(
         else:
             run.error = _describe(group)
     finally:
-        sessions: list[TableSession] = [*seats, *watchers]
         run.acks = [ack for seat in seats for ack in seat.acks]
-        for session in sessions:
+        for session in [*seats, *watchers]:
             stats.deliveries += session.deliveries
             stats.reconnects += session.reconnects
-        closing: list[Awaitable[None]] = [s.close() for s in sessions]
-        if lobby is not None:
-            closing.append(lobby.close())
-        await asyncio.gather(*closing, return_exceptions=True)
+        await _close(seats, watchers, lobby)
+
+
+async def _lobby(options: BotOptions, i: int, stats: Stats) -> Lobby:
+    return await Lobby.connect(
+        options.url,
+        subprotocol_of(options, i, 0),
+        busy_for=options.timeout,
+        on_busy=stats.refused,
+    )
+
+
+async def _open(
+    run: TableRun,
+    options: BotOptions,
+    stats: Stats,
+    tokens: list[str],
+    seats: list[BotSeat],
+    watchers: list[BotSpectator],
+    busy_for: float,
+) -> None:
+    """Open the sessions of a table's seats and spectators (into ``seats`` and ``watchers``),
+    waiting up to ``busy_for`` seconds for a connection the server refuses for now (else
+    ``Busy``)."""
+    i = run.index
+    for s, token in enumerate(tokens):
+        seat = BotSeat(
+            options.url,
+            run.table,
+            token=token,
+            subprotocol=subprotocol_of(options, i, s),
+            stats=stats,
+            rate=options.rate,
+            think=options.think,
+            seed=derive(options.seed, "think", i, s),
+            seat=s,
+        )
+        seats.append(seat)
+        await seat.start(busy_for=busy_for)
+    for k in range(options.spectators):
+        watcher = BotSpectator(
+            options.url,
+            run.table,
+            subprotocol=subprotocol_of(options, i, options.players + k),
+            stats=stats,
+        )
+        watchers.append(watcher)
+        await watcher.start(busy_for=busy_for)
+
+
+async def _close(seats: list[BotSeat], watchers: list[BotSpectator], lobby: Lobby | None) -> None:
+    closing: list[Awaitable[None]] = [s.close() for s in [*seats, *watchers]]
+    if lobby is not None:
+        closing.append(lobby.close())
+    await asyncio.gather(*closing, return_exceptions=True)
 
 
 def _past(deadline: asyncio.Timeout) -> bool:
@@ -216,6 +269,7 @@ async def run_tables(
     stats = Stats() if stats is None else stats
     runs = [TableRun(i) for i in range(options.tables)]
     setup = asyncio.Semaphore(min(SETUP_AT_ONCE, options.concurrency or SETUP_AT_ONCE))
+    crowded = asyncio.Lock()  # tables opening their connections one at a time (HTTP 429, 503)
     slots = asyncio.Semaphore(options.concurrency or max(1, options.tables))
     cpu = time.process_time()
     began = time.perf_counter()
@@ -224,7 +278,7 @@ async def run_tables(
         if options.ramp and options.tables > 1:
             await asyncio.sleep(options.ramp * run.index / options.tables)
         async with slots:
-            await _play_table(run, options, stats, setup)
+            await _play_table(run, options, stats, setup, crowded)
 
     await asyncio.gather(*(one(run) for run in runs))
     play_seconds = time.perf_counter() - began
@@ -259,6 +313,7 @@ async def run_tables(
         "client_cpu_seconds": round(play_cpu, 3),
         "connections": stats.connections,
         "reconnects": stats.reconnects,
+        "busy": stats.busy,
         "delta_bytes": {
             name: round(total / frames, 1)
             for name, (frames, total) in sorted(stats.sizes.items())

@@ -12,17 +12,21 @@ creating a table (a second, unused table at worst) and starting (the server comp
 that failed half-way).  ``join``, ``leave``, ``add_bot``, ``remove_player`` and ``close_table``
 are not: a lost answer may hide a seat taken or given up, so their refusal is the caller's to
 judge.
+
+Connecting is tried again, after the server's ``Retry-After``, while the server refuses the
+upgrade for now (HTTP 429 or 503, ``Busy``), for up to ``busy_for`` seconds; ``on_busy`` is told
+of each such refusal.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from echoridge_client.connection import Connection, hello, welcome_of
-from echoridge_client.errors import ClientError, Refused
-from echoridge_client.retry import RETRY_SECONDS, Backoff, retryable
+from echoridge_client.errors import Busy, ClientError, Refused
+from echoridge_client.retry import RETRY_SECONDS, Backoff, busy_delay, retryable
 from echoridge_protocol import messages as m
 
 
@@ -38,8 +42,12 @@ class Lobby:
         url: str,
         subprotocol: str = m.SUBPROTOCOL_MSGPACK,
         headers: Mapping[str, str] | None = None,
+        busy_for: float = RETRY_SECONDS,
+        on_busy: Callable[[Busy], None] | None = None,
     ) -> Lobby:
-        """``headers``: more HTTP headers for the upgrade request (a deployment's own)."""
+        """``headers``: more HTTP headers for the upgrade request (a deployment's own);
+        ``busy_for``, ``on_busy``: how long to wait while the server refuses the upgrade for
+        now (HTTP 429, 503), and who is told of each refusal."""
         first: list[m.ServerMessage] = []
         welcomed = asyncio.Event()
 
@@ -48,7 +56,20 @@ class Lobby:
                 first.append(message)
                 welcomed.set()
 
-        connection = await Connection.open(url, subprotocol, on_message, headers=headers)
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + busy_for
+        backoff = Backoff()
+        while True:
+            try:
+                connection = await Connection.open(url, subprotocol, on_message, headers=headers)
+                break
+            except Busy as exc:
+                delay = busy_delay(exc, backoff)
+                if loop.time() + delay > give_up:
+                    raise
+                if on_busy is not None:
+                    on_busy(exc)
+                await asyncio.sleep(delay)
         await connection.send(hello())
         try:
             async with asyncio.timeout(10):

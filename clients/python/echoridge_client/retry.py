@@ -6,11 +6,17 @@ sent again with the same command id (SPEC.md §5.3): if the first attempt was ap
 all, the answer is ``duplicate``.  Delays are jittered (random, between a quarter of and the
 whole of a cap that doubles with each attempt), so that the clients of a server that comes back
 do not all return at the same instant.
+
+A websocket upgrade refused with HTTP 429 or 503 (``Busy``: the server's cap of connections per
+client address, or in all, is reached; SPEC.md §2.1) is tried again too, after the server's
+``Retry-After`` (never sooner), jittered up to half as long again (``busy_delay``).
 """
 
 from __future__ import annotations
 
 import random
+
+from echoridge_client.errors import Busy
 
 RETRYABLE = frozenset({"server/unavailable"})
 FIRST = 0.1  # seconds: the cap of the first delay
@@ -38,3 +44,11 @@ class Backoff:
 
     def reset(self) -> None:
         self.attempts = 0
+
+
+def busy_delay(refusal: Busy, backoff: Backoff, rng: random.Random | None = None) -> float:
+    """Seconds to wait before connecting again after ``refusal``: its ``Retry-After`` times a
+    random 1 to 1.5, or the backoff's next delay when the server named none."""
+    if refusal.retry_after is None:
+        return backoff.next()
+    return refusal.retry_after * (rng or random).uniform(1.0, 1.5)

@@ -7,7 +7,8 @@ or takes a fresh view.  ``Seat.act`` gives each command a unique id; a command w
 lost with the connection is sent again with the same id after the reconnect, and one refused
 with ``server/unavailable`` (the server's store is away) is sent again with the same id after a
 jittered backoff, so it is applied once (retry.py).  A reconnect refused that way is retried
-too.
+too, and so is a connection the server refuses at the upgrade for now (HTTP 429 or 503,
+``Busy``), after the server's ``Retry-After``; ``on_busy`` is told of each such refusal.
 
 The session keeps the game log as this viewer may know it (SPEC.md §6.3): ``log`` is the
 welcome's log, then every delta's entries appended in order; a fresh welcome (with a view)
@@ -35,8 +36,8 @@ from typing import Any
 
 from echoridge_client.chat import SessionChat
 from echoridge_client.connection import TIMEOUT, Connection, for_table, hello, welcome_of
-from echoridge_client.errors import ClientError, Refused, RevealError
-from echoridge_client.retry import RETRY_SECONDS, Backoff, retryable
+from echoridge_client.errors import Busy, ClientError, Refused, RevealError
+from echoridge_client.retry import RETRY_SECONDS, Backoff, busy_delay, retryable
 from echoridge_client.reveals import Verifier
 from echoridge_client.seatclocks import SeatCommands, SessionClocks
 from echoridge_protocol import messages as m
@@ -83,6 +84,7 @@ class TableSession(SessionChat, SessionClocks):
         self._watch: asyncio.Task[None] | None = None
         self._welcomed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.on_update: Callable[[TableSession], None] | None = None
+        self.on_busy: Callable[[Busy], None] | None = None  # the upgrade refused for now
         self.log: list[dict[str, Any]] = []  # the game log, oldest first
         self.log_whole = False  # the log came whole (a fresh welcome after the game)
         self.log_resets = 0  # fresh welcomes that started the log again
@@ -95,11 +97,13 @@ class TableSession(SessionChat, SessionClocks):
 
     # --- opening, reconnecting, closing -----------------------------------------------------
 
-    async def start(self, retry_for: float = RETRY_SECONDS) -> None:
+    async def start(self, retry_for: float = RETRY_SECONDS, busy_for: float | None = None) -> None:
         """Connect (trying again for up to ``retry_for`` seconds while the server answers
-        ``server/unavailable``) and keep connected."""
+        ``server/unavailable``, and for up to ``busy_for`` (default: ``retry_for``) while it
+        refuses the upgrade for now: ``Busy``) and keep connected."""
         loop = asyncio.get_running_loop()
         give_up = loop.time() + retry_for
+        busy_until = loop.time() + (retry_for if busy_for is None else busy_for)
         backoff = Backoff()
         while True:
             try:
@@ -108,7 +112,14 @@ class TableSession(SessionChat, SessionClocks):
             except Refused as exc:
                 if not retryable(exc.code) or loop.time() > give_up:
                     raise
-            await asyncio.sleep(backoff.next())
+                delay = backoff.next()
+            except Busy as exc:
+                delay = busy_delay(exc, backoff)
+                if loop.time() + delay > busy_until:
+                    raise
+                if self.on_busy is not None:
+                    self.on_busy(exc)
+            await asyncio.sleep(delay)
         self._watch = asyncio.create_task(self._keep_connected(), name="echoridge session")
 
     async def _connect(self, resume: bool) -> None:
@@ -158,10 +169,14 @@ class TableSession(SessionChat, SessionClocks):
 
     async def _reconnect(self, now: bool = False) -> None:
         """Connect again with ``resume``, after a jittered backoff (``now``: the first try at
-        once, for a server that drains)."""
+        once, for a server that drains; after ``Busy``: the server's ``Retry-After``)."""
         backoff = Backoff(RECONNECT_FIRST, RECONNECT_CAP)
+        busy: Busy | None = None
         for attempt in range(RECONNECT_ATTEMPTS):
-            if not (now and attempt == 0):
+            if busy is not None:
+                await asyncio.sleep(busy_delay(busy, backoff))
+                busy = None
+            elif not (now and attempt == 0):
                 await asyncio.sleep(backoff.next())
             if self._closing:
                 return
@@ -175,6 +190,11 @@ class TableSession(SessionChat, SessionClocks):
                     self.error = exc
                     await self._notify()
                     return
+            except Busy as exc:
+                busy = exc
+                if self.on_busy is not None:
+                    self.on_busy(exc)
+                self._url_index += 1  # (another server may have room)
             except ClientError:
                 self._url_index += 1  # try the next server
         self.error = ClientError("could not reconnect")

@@ -11,7 +11,9 @@ upgrade request before any session exists.
   count by their /64 network: one customer's allocation), HTTP 429; at most ``max_connections``
   in all, HTTP 503.  0 turns a cap off.  The client address is the peer's, or, when the peer is
   one of ``trusted_proxies``, the rightmost address of ``X-Forwarded-For`` that is not itself a
-  trusted proxy.
+  trusted proxy.  Under ``serve --workers N`` both caps are the host's: the counts of every
+  worker are in memory they share (hostcounts.py); ``room`` is this process's own cap (what its
+  open-file limit leaves), HTTP 503 too.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 from echoridge.logs import get_logger
+from echoridge.net.hostcounts import Buckets, HostCounts
 
 log = get_logger("echoridge.net")
 
@@ -86,10 +89,18 @@ def _host_port(origin: Origin | None) -> tuple[str, int] | None:
 class Gate:
     """Admission of websocket handshakes, and the count of open connections by address."""
 
-    def __init__(self, settings: Admission, metrics: Any = None) -> None:
+    def __init__(
+        self,
+        settings: Admission,
+        metrics: Any = None,
+        host: HostCounts | None = None,
+        room: int = 0,
+    ) -> None:
         settings.check()
         self.settings = settings
         self.metrics = metrics
+        self.host = host  # the counts of every worker of the host (serve --workers)
+        self.room = room  # this process's own cap on connections (0: none)
         self._any_origin = "*" in settings.allowed_origins
         self._null = "null" in settings.allowed_origins  # (sandboxed frames, file: pages)
         self._parsed = {
@@ -162,7 +173,10 @@ class Gate:
             )
         settings = self.settings
         key = address_key(address)
-        if settings.max_per_address and self.by_address[key] >= settings.max_per_address:
+        host = self.host
+        buckets: Buckets = host.buckets(key) if host is not None else ()
+        held = host.from_address(buckets) if host is not None else self.by_address[key]
+        if settings.max_per_address and held >= settings.max_per_address:
             return self._refuse(
                 connection,
                 "per_ip",
@@ -170,7 +184,10 @@ class Gate:
                 "too many connections from your address",
                 address,
             )
-        if settings.max_connections and self.open >= settings.max_connections:
+        total = host.connections() if host is not None else self.open
+        if (settings.max_connections and total >= settings.max_connections) or (
+            self.room and self.open >= self.room
+        ):
             return self._refuse(
                 connection,
                 "global",
@@ -180,13 +197,17 @@ class Gate:
             )
         self.open += 1
         self.by_address[key] += 1
+        if host is not None:
+            host.add(buckets, 1)
         self._addresses[connection] = address
         connection.connection_lost_waiter.add_done_callback(
-            lambda _: self._release(connection, key)
+            lambda _: self._release(connection, key, buckets)
         )
         return None
 
-    def _release(self, connection: ServerConnection, key: str) -> None:
+    def _release(self, connection: ServerConnection, key: str, buckets: Buckets) -> None:
+        if self.host is not None:
+            self.host.add(buckets, -1)
         self.open -= 1
         self.by_address[key] -= 1
         if self.by_address[key] <= 0:

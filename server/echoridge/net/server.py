@@ -32,6 +32,7 @@ from websockets.typing import Subprotocol
 from echoridge.logs import get_logger
 from echoridge.net.affinity import Handoff, Router, listeners
 from echoridge.net.gate import Admission, Gate, address_key
+from echoridge.net.hostcounts import HostCounts
 from echoridge.net.limits import Limits
 from echoridge.net.metrics import CONTENT_TYPE, ServerMetrics
 from echoridge.net.session import Session, peer_of
@@ -90,11 +91,13 @@ class GameServer:
         limits: Limits | None = None,
         web_root: Path | None = None,
         admission: Admission | None = None,
+        host: HostCounts | None = None,
+        room: int = 0,
     ) -> None:
         self.node = node
         self.metrics = metrics
         self.limits = limits or Limits()
-        self.gate = Gate(admission or Admission(), metrics)
+        self.gate = Gate(admission or Admission(), metrics, host, room)
         self.sessions: set[Session] = set()
         self.web = StaticFiles(web_root if web_root is not None else find_web_root())
         self._server: Server | None = None

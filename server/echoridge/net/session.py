@@ -390,7 +390,11 @@ class Session(Handshake):
             return
         key = SPECTATORS if self.seat is None else self.seat
         if isinstance(message, m.Say):
-            await self.runner.chat.say(self, key, message.channel, message.text, self.name)
+            # A spectator's limit counts its client address (the gate's key: IPv6 by its /64).
+            address = self.requester.address if self.requester is not None else None
+            await self.runner.chat.say(
+                self, key, message.channel, message.text, self.name, address or self.peer
+            )
         else:
             self.runner.chat.options(self, key, message.spectators)
         self._send(m.Result(id=message.id, outcome="accepted"))

@@ -6,6 +6,13 @@ n of a channel has the explicit id ``0-n`` (``ChatLine.seq``); ``add`` numbers a
 in one round trip (a Lua script reads the last id and XADDs with ``MAXLEN ~ 200``).  Fields:
 ``sender``, ``name``, ``text``, ``version``, ``at``, ``seat`` (empty for a spectator).
 
+The same script keeps the rate limit (SPEC.md §6.7), so it holds on every node and worker, and
+across reconnects: ``er:{table}:chatrate:WHO`` (``rate_key``: a seat, or a spectators' client
+address) is a sorted set of the lines ``WHO`` said in the last window (member: the line's seq,
+score: Redis's own clock in ms), expiring with the window.  A line over the limit is not
+appended and does not count; only lines said count.  It sits beside the streams, on the table's
+slot, so the check and the append are one atomic script in a Redis Cluster too.
+
 ``ChatFollower`` is one XREAD BLOCK loop over every followed table's two streams, on a
 connection of its own (a client without a socket timeout: BLOCK holds the connection), woken
 by a per-process wake stream when a table is added.  It calls each table's callback with the
@@ -31,8 +38,23 @@ BLOCK_MS = 5000
 BATCH = 200
 RETRY = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)  # seconds between reads while Redis is down
 
-# KEYS[1]: the channel's stream; ARGV: maxlen, sender, name, text, version, at, seat.
+# KEYS[1]: the channel's stream, KEYS[2]: the sender's rate key
+# ARGV: maxlen, sender, name, text, version, at, seat, lines, window ms
+#   (lines 0: no limit)
+# -> {1, seq} said | {0, ms until the oldest line counted leaves the window} over the limit
 ADD = """
+local lines = tonumber(ARGV[8])
+local window = tonumber(ARGV[9])
+local now = 0
+if lines > 0 then
+  local t = redis.call('TIME')
+  now = t[1] * 1000 + math.floor(t[2] / 1000)
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
+  if redis.call('ZCARD', KEYS[2]) >= lines then
+    local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+    return {0, tonumber(oldest[2]) + window - now}
+  end
+end
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local seq = 1
 if #last > 0 then
@@ -42,13 +64,39 @@ end
 redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '0-' .. seq,
   'sender', ARGV[2], 'name', ARGV[3], 'text', ARGV[4], 'version', ARGV[5], 'at', ARGV[6],
   'seat', ARGV[7])
-return seq
+if lines > 0 then
+  redis.call('ZADD', KEYS[2], now, seq)
+  redis.call('PEXPIRE', KEYS[2], window)
+end
+return {1, seq}
 """
 
 
 def key(table: str, channel: str) -> str:
     """The stream of one chat channel of a table."""
     return f"er:{{{table}}}:chat:{channel}"
+
+
+def rate_key(table: str, who: str) -> str:
+    """The lines ``who`` (``seat:N``, or ``addr:ADDRESS`` for the spectators of one client
+    address) said at a table in the last rate window."""
+    return f"er:{{{table}}}:chatrate:{who}"
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """At most ``lines`` lines in any ``seconds``, per ``rate_key``."""
+
+    lines: int
+    seconds: float
+
+
+class RateLimited(Exception):
+    """The sender has said its lines for now; ``wait``: seconds until it may say one again."""
+
+    def __init__(self, wait: float) -> None:
+        super().__init__(f"rate limited for {wait:.1f} s")
+        self.wait = wait
 
 
 def _channel_of(stream: str) -> tuple[str, str]:
@@ -112,14 +160,22 @@ class ChatStore:
         version: int,
         at: int,
         seat: int | None,
+        who: str | None = None,
+        rate: Rate | None = None,
     ) -> StoredLine:
-        """Number and append a line (one round trip)."""
+        """Number and append a line (one round trip), unless ``who`` (``rate_key``; default:
+        ``sender``) said ``rate.lines`` lines in the last ``rate.seconds``: ``RateLimited``.
+        No ``rate``: no limit."""
+        lines, window = (rate.lines, max(1, round(rate.seconds * 1000))) if rate else (0, 0)
         async with redis_errors("adding a chat line"):
-            seq = await self._add(
-                keys=[key(table, channel)],
-                args=[MAXLEN, sender, name, text, version, at, "" if seat is None else seat],
-            )
-        return StoredLine(int(seq), channel, sender, name, text, version, at, seat)
+            said, value = await self._add(
+                keys=[key(table, channel), rate_key(table, who or sender)],
+                args=[MAXLEN, sender, name, text, version, at, "" if seat is None else seat,
+                      lines, window],
+            )  # fmt: skip
+        if not int(said):
+            raise RateLimited(max(0, int(value)) / 1000)
+        return StoredLine(int(value), channel, sender, name, text, version, at, seat)
 
     async def recent(self, table: str) -> dict[str, list[StoredLine]]:
         """Every line kept of both channels, oldest first (one round trip)."""

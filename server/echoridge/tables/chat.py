@@ -9,6 +9,11 @@ line said on one node reaches the sessions of every node.  A line said here is a
 when it is the next of its channel; the follower's copy is then skipped (and a line that is not
 the next is left to the follower, which brings the ones before it first).
 
+The rate limit is kept in the store with the line (store/chat.py: one script checks, appends
+and counts), per seat and per spectators' client address (IPv6: its /64, as the connection caps
+count it; net/gate.py), so it holds across reconnects, workers and nodes.  A line must show
+something (echoridge_protocol/text.py: a visible character, at most 4 marks on one).
+
 Fan-out never awaits: each batch is one ``chat`` message per kind of reader, encoded once per
 subprotocol (``Encoded``) and queued.  Logs never carry chat text: table, channel, the sender's
 kind and the length only.
@@ -25,21 +30,22 @@ from typing import TYPE_CHECKING, Any
 
 from echoridge.logs import get_logger
 from echoridge.store import StoreError
-from echoridge.store.chat import CHANNELS, MAXLEN, StoredLine
+from echoridge.store.chat import CHANNELS, MAXLEN, Rate, RateLimited, StoredLine
 from echoridge.tables.errors import TableError
 from echoridge.tables.viewers import SPECTATORS, Encoded
 from echoridge_protocol import messages as m
+from echoridge_protocol.text import JOINERS, marks_bounded, visible
 
 if TYPE_CHECKING:
     from echoridge.tables.viewers import Sink
 
 MAX_CHARS = 500  # after stripping
-RATE_LINES, RATE_SECONDS = 5, 10.0  # per session, and per seat across its sessions here
+RATE = Rate(lines=5, seconds=10.0)  # per seat, and per spectators' client address, per table
 HISTORY_LINES = 50  # in a welcome, and when a seat opts in to the spectators' chat
 SPECTATOR_NAME = "Spectator"
 # The zero-width joiner and non-joiner are format characters (category Cf) that text needs:
 # emoji sequences (👩‍💻) and scripts such as Persian; every other one is refused.
-JOINERS = str.maketrans("", "", "\u200c\u200d")
+_WITHOUT_JOINERS = str.maketrans(dict.fromkeys(map(ord, JOINERS)))
 
 log = get_logger("echoridge.chat")
 
@@ -51,15 +57,11 @@ def check_text(text: str) -> str:
         raise TableError("chat/empty")
     if len(text) > MAX_CHARS:
         raise TableError("chat/too_long", f"A chat line has at most {MAX_CHARS} characters.")
-    if not text.translate(JOINERS).isprintable():
+    if not text.translate(_WITHOUT_JOINERS).isprintable() or not marks_bounded(text):
         raise TableError("chat/bad_text")
+    if not visible(text):  # only blank letters, joiners, marks
+        raise TableError("chat/empty")
     return text
-
-
-def _allow(said: deque[float], now: float) -> bool:
-    while said and now - said[0] >= RATE_SECONDS:
-        said.popleft()
-    return len(said) < RATE_LINES
 
 
 def wire(line: StoredLine) -> m.ChatLine:
@@ -87,8 +89,6 @@ class TableChat:
         self.last: dict[str, int] = dict.fromkeys(CHANNELS, 0)
         self.readers: set[Sink] = set()  # seat sessions that read the spectators' chat
         self.spectator_ids: dict[Sink, str] = {}
-        self.session_said: dict[Sink, deque[float]] = {}
-        self.seat_said: dict[int, deque[float]] = {}
         self._handle: object | None = None
 
     # --- lifecycle (runner.open/close) ------------------------------------------------------
@@ -111,7 +111,6 @@ class TableChat:
             self._handle = None
         self.readers.clear()
         self.spectator_ids.clear()
-        self.session_said.clear()
 
     # --- sessions (viewers.attach/detach) ---------------------------------------------------
 
@@ -133,7 +132,6 @@ class TableChat:
     def detach(self, sink: Sink) -> None:
         self.readers.discard(sink)
         self.spectator_ids.pop(sink, None)
-        self.session_said.pop(sink, None)
 
     def released(self, version: int) -> None:
         """The spectators' view has just reached ``version``: the table lines said at it."""
@@ -146,45 +144,44 @@ class TableChat:
 
     # --- requests (net/session.py) ----------------------------------------------------------
 
-    async def say(self, sink: Sink, key: int, channel: str, text: str, name: str | None) -> None:
-        """Say ``text`` on ``channel`` for the session ``sink`` (a seat, or ``SPECTATORS``);
-        refusals raise ``TableError`` with a ``chat/…`` code."""
+    async def say(
+        self, sink: Sink, key: int, channel: str, text: str, name: str | None, address: str
+    ) -> None:
+        """Say ``text`` on ``channel`` for the session ``sink`` (a seat, or ``SPECTATORS``,
+        whose client address, as the connection caps count it, is ``address``); refusals raise
+        ``TableError`` with a ``chat/…`` code, a store away ``StoreError``."""
         kind = "spectator" if key == SPECTATORS else "seat"
         try:
             if channel != ("spectators" if key == SPECTATORS else "table"):
                 raise TableError("chat/not_allowed")
             text = check_text(text)
-            now = time.monotonic()
-            mine = self.session_said.setdefault(sink, deque())
-            seat = self.seat_said.setdefault(key, deque()) if key != SPECTATORS else mine
-            if not (_allow(mine, now) and _allow(seat, now)):
-                raise TableError("chat/rate_limited")
-            mine.append(now)
-            if seat is not mine:
-                seat.append(now)
-        except TableError as exc:
-            log.info("chat refused", table=self.table, channel=channel, sender=kind, code=exc.code)
-            raise
-        try:
             if key == SPECTATORS:
                 sender = self.spectator_ids.setdefault(sink, f"spectator:{secrets.token_hex(8)}")
-                said_as = name or SPECTATOR_NAME
+                said_as, who = name or SPECTATOR_NAME, f"addr:{address}"
             else:
                 sender, said_as = f"seat:{key}", await self._seat_name(key)
-            line = await self.store.add(
-                self.table,
-                channel,
-                sender=sender,
-                name=said_as,
-                text=text,
-                version=self.runner.version,
-                at=int(time.time() * 1000),
-                seat=None if key == SPECTATORS else key,
-            )
-        except BaseException:
-            mine.remove(now)  # not said: it does not count
-            if seat is not mine:
-                seat.remove(now)
+                who = sender
+            try:
+                line = await self.store.add(
+                    self.table,
+                    channel,
+                    sender=sender,
+                    name=said_as,
+                    text=text,
+                    version=self.runner.version,
+                    at=int(time.time() * 1000),
+                    seat=None if key == SPECTATORS else key,
+                    who=who,
+                    rate=RATE,
+                )
+            except RateLimited as exc:
+                raise TableError(
+                    "chat/rate_limited",
+                    f"At most {RATE.lines} chat lines every {RATE.seconds:g} seconds; "
+                    f"wait {max(1, round(exc.wait))} s.",
+                ) from None
+        except TableError as exc:
+            log.info("chat refused", table=self.table, channel=channel, sender=kind, code=exc.code)
             raise
         log.info("chat line", table=self.table, channel=channel, sender=kind, length=len(text))
         if line.seq == self.last[channel] + 1:

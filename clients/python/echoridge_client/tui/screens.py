@@ -152,7 +152,9 @@ class LobbyScreen(Screen[None]):
     async def _connect(self) -> None:
         try:
             if self.ctx.lobby is None:
-                self.ctx.lobby = await Lobby.connect(self.ctx.url)
+                self.ctx.lobby = await Lobby.connect(
+                    self.ctx.url, on_busy=lambda busy: self.status(f"{busy}; waiting to retry")
+                )
         except (ClientError, OSError, TimeoutError) as exc:
             self.status(f"Cannot connect to {self.ctx.url}: {exc}  (F5 to retry)", error=True)
             return
