@@ -16,18 +16,10 @@ import pytest
 
 from echoridge.rules import Rng, Seat, State, Status, decide, evolve, view
 from echoridge.rules.actions import ACTION_OF
+from echoridge.rules.carddata import EVENTS, ResolveKind
 from echoridge.rules.commands import StartGame
-from echoridge.rules.data import (
-    CLUE_ACTIONS,
-    EVENTS,
-    ROLES,
-    ROLES_BY_COUNT,
-    SUSPECTS,
-    TRAITS,
-    Action,
-    ResolveKind,
-    TimeOfDay,
-)
+from echoridge.rules.coopdata import CLUE_ACTIONS, ROLES, ROLES_BY_COUNT
+from echoridge.rules.data import SUSPECTS, TRAITS, Action, TimeOfDay
 from echoridge.rules.serial import load, record_class
 from echoridge.simulate import acting_seat, game_seed, simulate
 from echoridge_client.botdata import CLUE_ACTIONS as CLIENT_CLUE_ACTIONS

@@ -32,7 +32,8 @@ from echoridge_client.tui.describe import describe, menu_order, prompt
 from echoridge_client.tui.game import AlertScreen, GameScreen, ResultScreen
 from echoridge_client.tui.help import HelpScreen
 from echoridge_client.tui.logpanel import lines as log_lines
-from echoridge_client.tui.screens import LobbyScreen, WaitingScreen
+from echoridge_client.tui.screens import LobbyScreen
+from echoridge_client.tui.waiting import WaitingScreen
 from echoridge_protocol import messages as m
 from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 

@@ -27,7 +27,8 @@ from echoridge_client.tui.data import force_name, suspect_name
 from echoridge_client.tui.describe import describe, prompt
 from echoridge_client.tui.game import GameScreen, ResultScreen
 from echoridge_client.tui.logpanel import lines as log_lines
-from echoridge_client.tui.screens import LobbyScreen, WaitingScreen
+from echoridge_client.tui.screens import LobbyScreen
+from echoridge_client.tui.waiting import WaitingScreen
 from tests.clients.test_tui import SIZE, plain, text_of, until
 from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 

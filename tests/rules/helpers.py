@@ -13,8 +13,9 @@ from dataclasses import dataclass, field, replace
 from echoridge.rules import Rng, State, decide, evolve, fold
 from echoridge.rules import commands as c
 from echoridge.rules.board import index
+from echoridge.rules.carddata import ABILITIES, TimeWaivers
 from echoridge.rules.context import Ctx
-from echoridge.rules.data import ABILITIES, COLORS, RULES_VERSION, Color, TimeWaivers
+from echoridge.rules.data import COLORS, RULES_VERSION, Color
 from echoridge.rules.engine import run
 from echoridge.rules.events import Continued, Event
 from echoridge.rules.flow import next_turn

@@ -13,7 +13,8 @@ import pytest
 from echoridge.rules import SPECTATOR, Rng, RuleViolation, Seat, State, decide, legal_actions, view
 from echoridge.rules import commands as c
 from echoridge.rules.context import Ctx
-from echoridge.rules.data import ROLES, SUSPECTS, Color, Evidence
+from echoridge.rules.coopdata import ROLES
+from echoridge.rules.data import SUSPECTS, Color, Evidence
 from echoridge.rules.decisions import ChooseAccusation, ChooseDiscard, ChooseRest
 from echoridge.rules.engine import run
 from echoridge.rules.events import (

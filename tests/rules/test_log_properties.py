@@ -14,7 +14,8 @@ from hypothesis import given
 
 from echoridge.rules import SPECTATOR, Seat, State, Status, evolve, view
 from echoridge.rules import events as ev
-from echoridge.rules.data import EVIDENCE_ORDER, FORCE_DECK, SUSPECT_IDS
+from echoridge.rules.carddata import FORCE_DECK
+from echoridge.rules.data import EVIDENCE_ORDER, SUSPECT_IDS
 from echoridge.rules.log import entries_for, told
 from echoridge_protocol import codec, diff
 from echoridge_protocol import messages as m

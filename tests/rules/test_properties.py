@@ -44,17 +44,27 @@ from echoridge.rules import (
 from echoridge.rules import commands as c
 from echoridge.rules import events as ev
 from echoridge.rules.board import BLOCKS, NEIGHBOURS, index
-from echoridge.rules.data import (
+from echoridge.rules.carddata import (
     ABILITIES,
+    EVENT_IDS,
+    EVENTS,
+    FORCE_CARDS,
+    FORCE_DECK,
+    AllNight,
+    DriveWaive,
+    EventHandLimit,
+    HandLimitDelta,
+    LongDriveWaiver,
+    SurchargeRow,
+    SurchargeToken,
+)
+from echoridge.rules.coopdata import Mode
+from echoridge.rules.data import (
     BADGE_MAX,
     COLORS,
     DAY_SPACES,
-    EVENT_IDS,
     EVENT_LINES,
-    EVENTS,
     EVIDENCE_ORDER,
-    FORCE_CARDS,
-    FORCE_DECK,
     HAND_LIMIT,
     HOURS,
     HQ,
@@ -65,14 +75,6 @@ from echoridge.rules.data import (
     SUSPECT_IDS,
     SUSPECTS,
     TRAITS,
-    AllNight,
-    DriveWaive,
-    EventHandLimit,
-    HandLimitDelta,
-    LongDriveWaiver,
-    Mode,
-    SurchargeRow,
-    SurchargeToken,
 )
 from echoridge.rules.decisions import ChooseAccusation, ChooseSlot
 from echoridge.rules.engine import check

@@ -19,7 +19,8 @@ import pytest
 from echoridge.rules import RuleViolation, State, decide, legal_actions
 from echoridge.rules import commands as c
 from echoridge.rules.board import Block
-from echoridge.rules.data import EVENT_LINES, FORCE_CARDS, SUSPECTS, Color, Evidence
+from echoridge.rules.carddata import FORCE_CARDS
+from echoridge.rules.data import EVENT_LINES, SUSPECTS, Color, Evidence
 from echoridge.rules.decisions import (
     ChooseAccusation,
     ChooseDiscard,

@@ -27,7 +27,7 @@ pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright
 from playwright.sync_api import expect
 
 from echoridge.rules import EVERYONE, SPECTATOR
-from echoridge.rules.data import ROLES
+from echoridge.rules.coopdata import ROLES
 from echoridge.rules.log import entries_for, told
 from echoridge.rules.model import Status
 from echoridge.rules.views import Seat

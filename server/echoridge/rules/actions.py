@@ -11,25 +11,21 @@ from dataclasses import dataclass
 from echoridge.rules import commands as c
 from echoridge.rules import tasks as t
 from echoridge.rules.board import NEIGHBOURS, Block, index, near, on_board
-from echoridge.rules.context import Ctx
-from echoridge.rules.data import (
-    ACTIONS,
+from echoridge.rules.carddata import (
     EVENTS,
     FORCE_CARDS,
-    HQ,
-    NO_TIME_WAIVER,
-    ROLES,
-    Action,
     BlockAction,
     DriveWaive,
     NoForceOnBackup,
     ResolveKind,
     RiskCap,
     StakeoutMargin,
-    TimeOfDay,
     TimeWaivers,
     TwoDiceLow,
 )
+from echoridge.rules.context import Ctx
+from echoridge.rules.coopdata import ROLES
+from echoridge.rules.data import ACTIONS, HQ, NO_TIME_WAIVER, Action, TimeOfDay
 from echoridge.rules.effects import nab_removals
 from echoridge.rules.errors import RuleViolation
 from echoridge.rules.events import (

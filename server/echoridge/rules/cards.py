@@ -6,8 +6,7 @@ from echoridge.rules import commands as c
 from echoridge.rules import tasks as t
 from echoridge.rules.actions import apprehend, check_turn
 from echoridge.rules.board import Block, near, on_board
-from echoridge.rules.context import Ctx
-from echoridge.rules.data import (
+from echoridge.rules.carddata import (
     FORCE_CARDS,
     ApprehendNear,
     ExtraAction,
@@ -16,6 +15,7 @@ from echoridge.rules.data import (
     PeekToken,
     Window,
 )
+from echoridge.rules.context import Ctx
 from echoridge.rules.errors import RuleViolation
 from echoridge.rules.events import CarMoved, ForcePlayed, PhaseEntered, TokenPeeked
 from echoridge.rules.model import Phase, State, Turn

@@ -5,17 +5,14 @@ from __future__ import annotations
 
 from echoridge.rules import tasks as t
 from echoridge.rules.board import Block
+from echoridge.rules.carddata import EVENTS, LookUnseen, ResolveKind, Reward
 from echoridge.rules.context import Ctx
 from echoridge.rules.data import (
     BADGE_MAX,
     CLUES_NEEDED,
-    EVENTS,
     EVIDENCE_ORDER,
     INTERROGATE_LEVELS,
     Evidence,
-    LookUnseen,
-    ResolveKind,
-    Reward,
 )
 from echoridge.rules.decisions import (
     ChooseDiscard,

@@ -8,25 +8,18 @@ from typing import assert_never
 
 from echoridge.rules import events as ev
 from echoridge.rules.board import index
-from echoridge.rules.data import (
+from echoridge.rules.carddata import (
     ABILITIES,
-    ACTIONS,
-    COLORS,
     FORCE_CARDS,
-    GRID,
-    HOURS,
-    MARKER_START,
-    MOBSTERS_PER_COLOR,
-    Action,
-    Color,
     CostReduction,
     ExtraAction,
     IgnoreTimeOfDay,
-    Mode,
     RiskBonus,
     SkipRoll,
     TimeWaivers,
 )
+from echoridge.rules.coopdata import MARKER_START, Mode
+from echoridge.rules.data import ACTIONS, COLORS, GRID, HOURS, MOBSTERS_PER_COLOR, Action, Color
 from echoridge.rules.model import ActiveEvent, ClueToken, Place, Player, State, Status, Turn
 from echoridge.rules.proofs import look_label
 from echoridge.rules.queries import hand, shared_force

@@ -5,14 +5,8 @@ from __future__ import annotations
 
 from echoridge.rules import tasks as t
 from echoridge.rules.board import NON_HQ, index
-from echoridge.rules.context import Ctx
-from echoridge.rules.data import (
-    CLOCK_MARK,
-    END_ZONE,
-    EVENT_LINES,
+from echoridge.rules.carddata import (
     EVENTS,
-    HQ,
-    SPREE_DOUBLES,
     EventHandLimit,
     MobsterOnTokens,
     MobstersOnCard,
@@ -21,6 +15,8 @@ from echoridge.rules.data import (
     TokenOnHQ,
     Tokens,
 )
+from echoridge.rules.context import Ctx
+from echoridge.rules.data import CLOCK_MARK, END_ZONE, EVENT_LINES, HQ, SPREE_DOUBLES
 from echoridge.rules.decisions import ChooseAccusation, ChooseRest
 from echoridge.rules.events import (
     AccusationOpened,

@@ -12,14 +12,8 @@ import heapq
 
 from echoridge.rules import commands as c
 from echoridge.rules.board import BLOCKS, NEIGHBOURS, Block, index
-from echoridge.rules.data import (
-    ACTIONS,
-    EVIDENCE_ORDER,
-    FORCE_CARDS,
-    SUSPECT_IDS,
-    Action,
-    TimeWaivers,
-)
+from echoridge.rules.carddata import FORCE_CARDS, TimeWaivers
+from echoridge.rules.data import ACTIONS, EVIDENCE_ORDER, SUSPECT_IDS, Action
 from echoridge.rules.decisions import (
     ChooseAccusation,
     ChooseDiscard,

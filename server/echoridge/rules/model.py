@@ -13,7 +13,8 @@ from enum import StrEnum
 from typing import Any, Self
 
 from echoridge.rules.board import Block
-from echoridge.rules.data import COOP_REMOVED, LEAD_ROLE, RECORDED_RULES, Color, Evidence, Mode
+from echoridge.rules.coopdata import COOP_REMOVED, LEAD_ROLE, Mode
+from echoridge.rules.data import RECORDED_RULES, Color, Evidence
 from echoridge.rules.decisions import Decision
 from echoridge.rules.records import fast_replace
 from echoridge.rules.serial import tagged
@@ -112,7 +113,7 @@ class Player:
     auto: str = ""  # why the server plays this person's seat now ("" : it does not); seats.py
     bank: int = 0  # seconds left in this seat's time bank
     strikes: int = 0  # turns in a row that timed out
-    role: str = ""  # the co-op role (data.ROLES); "" outside co-op
+    role: str = ""  # the co-op role (coopdata.ROLES); "" outside co-op
 
     def but(self, **changes: Any) -> Self:
         """A copy with these fields changed (made fast by @fast_replace)."""

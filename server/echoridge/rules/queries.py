@@ -6,32 +6,31 @@ from collections.abc import Iterator
 from typing import Any, TypeVar
 
 from echoridge.rules.board import Block, index
-from echoridge.rules.data import (
+from echoridge.rules.carddata import (
     ABILITIES,
-    ACTIONS,
-    CLUE_ACTIONS,
-    DAY_SPACES,
-    ENDED_CARS_COUNT,
     EVENTS,
-    GRID,
-    HAND_LIMIT,
-    HOURS,
-    ROLES,
-    SHARED_FORCE_PLAYERS,
     AbilityEffect,
-    Action,
     ActionSurcharge,
     AllNight,
     EventHandLimit,
     EventSpec,
-    Evidence,
     HandLimitDelta,
     LongDriveWaiver,
-    Mode,
     NoForce,
     SetCost,
     SurchargeRow,
     SurchargeToken,
+)
+from echoridge.rules.coopdata import CLUE_ACTIONS, ROLES, SHARED_FORCE_PLAYERS, Mode
+from echoridge.rules.data import (
+    ACTIONS,
+    DAY_SPACES,
+    ENDED_CARS_COUNT,
+    GRID,
+    HAND_LIMIT,
+    HOURS,
+    Action,
+    Evidence,
     TimeOfDay,
 )
 from echoridge.rules.model import ActiveEvent, ClueKind, ClueToken, Place, Player, State

@@ -8,26 +8,21 @@ from __future__ import annotations
 
 from echoridge.rules import tasks as t
 from echoridge.rules.board import NON_HQ, index
+from echoridge.rules.carddata import ABILITY_IDS, EVENT_IDS, FORCE_DECK
 from echoridge.rules.context import Ctx
+from echoridge.rules.coopdata import COOP_LEFT_OUT, COOP_PLAYERS, ROLES_BY_COUNT, Mode
 from echoridge.rules.data import (
-    ABILITY_IDS,
     BLOCK_NAMES,
-    COOP_LEFT_OUT,
-    COOP_PLAYERS,
-    EVENT_IDS,
-    FORCE_DECK,
     HQ,
     HQ_NAME,
     MAX_PLAYERS,
     MIN_PLAYERS,
     RECORDED_RULES,
-    ROLES_BY_COUNT,
     RULES_VERSION,
     SEARCH_TOKENS,
     STAKEOUT_VALUES,
     STARTING_MOBSTERS,
     SUSPECT_IDS,
-    Mode,
 )
 from echoridge.rules.errors import RuleViolation
 from echoridge.rules.events import GameStarted

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from echoridge.rules.board import Block
-from echoridge.rules.data import Reward
+from echoridge.rules.carddata import Reward
 from echoridge.rules.serial import tagged
 
 

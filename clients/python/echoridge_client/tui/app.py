@@ -16,8 +16,9 @@ from textual.widgets import Footer, Header, Static
 
 from echoridge_client.errors import ClientError
 from echoridge_client.session import Spectator
+from echoridge_client.tui.context import Context
 from echoridge_client.tui.game import GameScreen
-from echoridge_client.tui.screens import Context, LobbyScreen
+from echoridge_client.tui.screens import LobbyScreen
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"
 
@@ -92,6 +93,10 @@ class EchoRidgeApp(App[None]):
             return
         self.ctx.session, self.ctx.table = spectator, self.watching
         await self.push_screen(GameScreen(spectator, read_only=True))
+
+    async def show_lobby(self) -> None:
+        """Back to the lobby (from a waiting room left)."""
+        await self.switch_screen(LobbyScreen(self.ctx))
 
     async def on_unmount(self) -> None:
         await self.ctx.close()
