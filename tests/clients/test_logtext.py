@@ -173,9 +173,8 @@ def test_blocks_read_as_their_names_in_the_city() -> None:
 
 
 def test_no_coordinates_in_any_entry_of_a_game_once_the_city_is_known() -> None:
-    from echoridge_client.logtext import block_names
-
     from echoridge.rules import view
+    from echoridge_client.logtext import block_names
 
     seen = 0
     for command, events, state in play_random(3, game_seed(25, 1)):

@@ -22,7 +22,8 @@ WORDS_JS = """async ([cases, players, reasons, cards]) => {
     const t = await import('/js/logtext.js');
     const text = await t.loadLogText();
     return {
-        lines: cases.map(([entry, blocks]) => t.entryText(text, entry, { players, whole: true, blocks })),
+        lines: cases.map(([entry, blocks]) =>
+            t.entryText(text, entry, { players, whole: true, blocks })),
         reasons: reasons.map(([action, code]) => t.reasonText(text, action, code, "?")),
         events: cards.map((card) => t.eventWords(text, card)),
     };
