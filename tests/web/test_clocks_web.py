@@ -56,7 +56,7 @@ def join(person: Person, table: str, name: str) -> None:
     person.goto(f"/#/table/{table}")
     person.page.fill("#join-name", name)
     person.page.click("#join-submit")
-    expect(person.page.locator(".waiting-room")).to_contain_text("You are P")
+    expect(person.page.locator(".waiting-room")).to_contain_text("You sit in seat P")
 
 
 def seconds(text: str | None) -> int:

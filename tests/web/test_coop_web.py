@@ -127,6 +127,12 @@ def assert_dialog_shows_the_team(person: Person, view: dict[str, Any]) -> None:
     dialog = person.page.locator("dialog#decision")
     expect(dialog).to_be_visible()
     expect(dialog).to_contain_text("The team makes one joint accusation")
+    # whose choice stands, in one sentence, with no nested "(bot) (Detective, lead)"
+    rule = dialog.locator(".lead-rule")
+    expect(rule).to_contain_text("If the choices differ, ")
+    mine = view["coop"]["lead"] == view["you"]["seat"]
+    expect(rule).to_contain_text("you are the lead (" if mine else " is the lead (")
+    assert ") (" not in (rule.text_content() or "")
     choices = view["you"]["team"]["accusations"]
     items = dialog.locator(".team-choices li")
     expect(items).to_have_count(len(view["players"]))

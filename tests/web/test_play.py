@@ -136,7 +136,7 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
     bob.page.goto(invite)
     bob.page.fill("#join-name", "Bob")
     bob.page.click("#join-submit")
-    expect(bob.page.locator(".waiting-room")).to_contain_text("You are P2 (you) (Bob)")
+    expect(bob.page.locator(".waiting-room")).to_contain_text("You sit in seat P2 as Bob.")
 
     # Ann fills the two other seats with bots and starts; Cleo watches from the start.
     expect(ann.page.locator("#room-seats")).to_have_text("2 of 4 seats taken.")
@@ -358,7 +358,7 @@ def test_a_phone_and_a_keyboard_are_enough(
             page.keyboard.press("Enter")
         page.wait_for_function("() => document.querySelector('#game').dataset.busy === '0'")
         if turn == 0:
-            page.screenshot(path=str(screenshots / "phone.png"), full_page=False)
+            page.screenshot(path=str(screenshots / "phone-keyboard.png"), full_page=False)
         kim.wait_state(*ACTIONS, timeout=30)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert_page_shows(kim)
