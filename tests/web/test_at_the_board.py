@@ -5,8 +5,7 @@ seat may not take now greyed out with the reason in words (``you.unavailable``),
 (390×844): the board first, then the turn's controls, then what just happened; block names of
 at least 12 px; the suspect notebook without sideways scrolling; the chat folded.
 
-One server for the module; each test plays its own short game against greedy bots, started
-with the lobby's "Try a game against bots".
+One server for the module; each test plays its own short game against two greedy bots.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from tests.web.conftest import SERVER_OPTIONS, base_url
 from tests.web.logwords import delta_logs
 from tests.web.pilot import ACTIONS, Person, command_key, choose
 from tests.web.test_log import risky
+from tests.web.test_play import create_table
 
 NEAR_PX = 40  # "next to the board": what just happened starts at most this far below it
 TURNS = 40
@@ -46,16 +46,12 @@ def table_server(
     server.stop()
 
 
-def try_bots(person: Person, name: str) -> str:
-    """The lobby's "Try a game against bots": a table with the person and greedy bots,
-    started at once; the table's id."""
-    page = person.page
-    person.goto("/")
-    page.fill("#name", name)
-    page.click("#try-bots")
-    page.wait_for_selector("#game")
+def bots_game(person: Person, name: str) -> str:
+    """A table for three, the other seats greedy bots (the create form), started."""
+    create_table(person, name, 3, bots="fill-greedy")
+    person.page.click("#start-game")
     person.wait_state(*ACTIONS, "waiting", timeout=20)
-    table = page.get_attribute("#game", "data-table")
+    table = person.page.get_attribute("#game", "data-table")
     assert table
     return table
 
@@ -106,7 +102,7 @@ def test_what_just_happened_is_shown_at_the_board(
 ) -> None:
     ann = people(base_url(table_server), "Ann", viewport={"width": 1366, "height": 900})
     page = ann.page
-    try_bots(ann, "Ann")
+    bots_game(ann, "Ann")
     risked = bots_seen = costs = 0
     deadline = time.monotonic() + 180
     for _ in range(TURNS):
@@ -166,7 +162,7 @@ def test_what_just_happened_is_shown_at_the_board(
 
 def test_actions_not_possible_now_say_why(table_server: ServerProcess, people: Any) -> None:
     kim = people(base_url(table_server), "Kim")
-    try_bots(kim, "Kim")
+    bots_game(kim, "Kim")
     catalogue = kim.page.evaluate("fetch('/logtext.en.json').then((r) => r.json())")
     seen = 0
     for _ in range(6):
@@ -202,7 +198,7 @@ def test_a_phone_shows_the_board_then_the_controls_then_the_last_moves(
 ) -> None:
     kim = people(base_url(table_server), "Kim", viewport={"width": 390, "height": 844})
     page = kim.page
-    try_bots(kim, "Kim")
+    bots_game(kim, "Kim")
     kim.wait_state(*ACTIONS, timeout=30)
     expect(page.locator("#last-moves li").first).to_be_visible()
     # the order down the page: the board, the turn's controls, what just happened

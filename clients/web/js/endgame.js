@@ -118,7 +118,7 @@ export class EndOfGame {
     const parts = [resultPanel(view, this.rematchPart())];
     if (this.transcript) parts.push(fullReveal(this.transcript, view.players));
     const v = this.verification;
-    const line = v ? (v.ok ? "✓ The deal was fair: every hidden card, token and die roll matches what the server committed to at the start." : `✘ The deal check failed: ${v.problem}`)
+    const line = v ? (v.ok ? "✓ The deal was fair: every secret and die roll checked" : `✘ The deal check failed: ${v.problem}`)
       : this.state === "error" ? "The deal could not be checked." : "Checking the deal…";
     parts.push(h("section", { class: "verify", "aria-label": "Fairness check", "data-verified": v ? (v.ok ? "ok" : "failed") : "pending" },
       h("details", { class: "verify-details" },

@@ -74,13 +74,13 @@ export async function joinForm(page, another = false) {
     // the server cannot be asked now: the form, and the join says why if it must
   }
   if (page.session || page.closed) return undefined; // the page moved on meanwhile
+  // a private table, or one without spectators, cannot be watched (table/no_spectators)
+  const watchable = Boolean(info && info.spectators !== false && info.public !== false);
   if (info && info.status === "playing") {
-    return cannotJoin(page, "The game at this table has already started, so its seats are taken.", info.spectators !== false);
+    return cannotJoin(page, `The game at this table has already started, so its seats are taken${watchable ? "" : ", and it cannot be watched"}.`, watchable);
   }
-  if (info && info.status === "over") return cannotJoin(page, "The game at this table is over.", info.spectators !== false);
-  if (info && info.taken >= info.seats) {
-    return cannotJoin(page, "Every seat at this table is taken.", info.spectators !== false);
-  }
+  if (info && info.status === "over") return cannotJoin(page, "The game at this table is over.", watchable);
+  if (info && info.taken >= info.seats) return cannotJoin(page, "Every seat at this table is taken.", watchable);
   return nameForm(page, another);
 }
 

@@ -221,14 +221,15 @@ function joinNames(names) {
 
 // Why the winners won (result.decided_by, SPEC.md §6.1), in words: who named the murderer and
 // the tie-break that decided among them (rules.md §14: badge, then the lower tracker, then
-// more Evidence tokens), with the numbers from the officers' mats. Null when the server does
-// not say (an older server): the winners' line says who won.
+// more Evidence tokens), with the numbers from the officers' mats. Null when it cannot be said
+// (an older server, without decided_by, and several right accusers): the headline says who won.
 export function decidedWords(view) {
   const r = view.result || {};
-  const how = r.decided_by;
-  if (!how) return null;
   const players = view.players || [];
   const correct = (r.accusations || []).map((a, seat) => (a && a === r.murderer ? seat : null)).filter((x) => x !== null);
+  // (a server without decided_by: what the accusations alone say)
+  const how = r.decided_by || (correct.length === 0 ? "nobody" : correct.length === 1 ? "accusation" : null);
+  if (!how) return null;
   const winners = r.winners || [];
   const names = (seats) => joinNames(seats.map((seat) => named(view, seat)));
   const who = names(correct);

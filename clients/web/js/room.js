@@ -110,6 +110,7 @@ export class WaitingRoom {
       this.invite.hidden = solo;
       this.bots.hidden = solo;
       this.soloWords.hidden = !solo;
+      this.chatHome.hidden = solo; // nobody to talk to before a solo game
     }
     const coop = info && info.mode === "cooperative"
       ? "Cooperative game: the roles are drawn when the game starts. " : "";
