@@ -27,7 +27,7 @@ from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, start_server
 from tests.web.conftest import SERVER_OPTIONS, base_url
 from tests.web.logwords import delta_logs
-from tests.web.pilot import ACTIONS, Person, command_key, choose
+from tests.web.pilot import ACTIONS, Person, choose, command_key
 from tests.web.test_log import risky
 from tests.web.test_play import create_table
 
@@ -62,7 +62,7 @@ def send(person: Person, cmd: dict[str, Any], view: dict[str, Any]) -> int:
     person.do(cmd, view)
     for _ in range(200):
         after = [f for s in person.table_sockets() for f in list(s.received)]
-        for frame in after[len(before):]:
+        for frame in after[len(before) :]:
             message = json.loads(frame)
             if message.get("type") == "result" and message.get("outcome") == "accepted":
                 return int(message["version"])
@@ -143,9 +143,9 @@ def test_what_just_happened_is_shown_at_the_board(
         assert 0 <= gap <= NEAR_PX, (board, panel)  # right under the board
         assert abs(panel["x"] - board["x"]) <= 1 and said["y"] < panel["y"] + panel["height"]
         # and on the board itself, by the car that called: the die
-        expect(page.locator(f'.board .highlights .die[data-die="{called["dice"][0]}"]')).to_have_count(
-            1
-        )
+        expect(
+            page.locator(f'.board .highlights .die[data-die="{called["dice"][0]}"]')
+        ).to_have_count(1)
         # said once, politely, without taking the focus
         expect(page.locator("#announcer")).to_contain_text("called for backup")
         assert page.evaluate("document.activeElement.closest('#last-moves') === null")
@@ -177,7 +177,9 @@ def test_actions_not_possible_now_say_why(table_server: ServerProcess, people: A
             expect(row).to_have_count(1)
             expect(row).to_have_attribute("data-code", item["code"])
             expect(row.locator("button")).to_be_disabled()
-            words = (catalogue.get("reasons") or {}).get(item["code"], "not possible now")
+            reasons = catalogue.get("reasons") or {}
+            words = (reasons.get(f'{item["type"]} {item["code"]}') or reasons.get(item["code"])
+                     or "not possible now")  # fmt: skip
             expect(row.locator(".reason")).to_have_text(words)
             seen += 1
         # nothing the server may take is greyed out

@@ -32,6 +32,7 @@ from echoridge.rules.log import entries_for, told
 from echoridge.rules.model import Status
 from echoridge.rules.views import Seat
 from echoridge.simulate import game_seed, play_random
+from echoridge_client.logtext import block_names
 from tests.e2e.conftest import ServerProcess
 from tests.e2e.test_game import frames_before_the_end
 from tests.web.a11y import assert_accessible
@@ -167,7 +168,8 @@ def assert_log_worded(person: Person) -> set[str]:
     for version, entries in delta_logs(frames).items():
         whole = any(e["kind"] == "game_ended" for e in entries)
         kinds |= {e["kind"] for e in entries}
-        lines = [render(e, view["players"], seat, whole, coop) for e in entries]
+        blocks = block_names(view)
+        lines = [render(e, view["players"], seat, whole, coop, blocks) for e in entries]
         want[version] = [line for line in lines if line is not None]
     deadline = time.monotonic() + 10
     while True:

@@ -62,7 +62,9 @@ def expected_words(view: dict[str, Any], me: int) -> str | None:
     wins = "wins" if len(winners) == 1 and winners[0] != me else "win"
 
     def score(key: str) -> str:
-        values = [len(players[s]["evidence"]) if key == "evidence" else players[s][key] for s in order]
+        values = [
+            len(players[s]["evidence"]) if key == "evidence" else players[s][key] for s in order
+        ]
         return " to ".join(str(v) for v in values)
 
     if how == "nobody":
@@ -156,9 +158,7 @@ def test_the_end_shows_who_named_whom_and_why_the_winner_won(
             players[other]["space"] = 44
         if how == "tie":
             players[other]["evidence"] = ["weapon", "getaway"]
-        words = page.evaluate(
-            "async (v) => (await import('/js/panels.js')).decidedWords(v)", case
-        )
+        words = page.evaluate("async (v) => (await import('/js/panels.js')).decidedWords(v)", case)
         assert words == expected_words(case, me), (how, words)
 
     page.evaluate("window.scrollTo(0, 0)")

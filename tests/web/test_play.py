@@ -20,6 +20,7 @@ pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright
 
 from playwright.sync_api import expect
 
+from echoridge_client.logtext import block_names
 from echoridge_protocol import codec
 from tests.e2e.conftest import ServerProcess
 from tests.e2e.test_game import frames_before_the_end, leaks
@@ -250,7 +251,8 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
         if json.loads(f).get("type") == "welcome"
     )
     players = welcome["view"]["players"]
-    whole = [render(e, players, None, True) for e in welcome["log"]]
+    blocks = block_names(welcome["view"])
+    whole = [render(e, players, None, True, blocks=blocks) for e in welcome["log"]]
     whole = [line for line in whole if line is not None]
     expect(dora.page.locator("#log li")).to_have_count(len(whole))
     assert [" ".join(t.split()) for t in dora.page.locator("#log li").all_inner_texts()] == whole

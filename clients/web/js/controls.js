@@ -11,6 +11,7 @@ import {
   accusationOrder, accuseNote, commandKey, describe, hoursOf, knownValueHere, mySeat, place, who,
 } from "./describe.js";
 import { h } from "./dom.js";
+import { reasonText } from "./logtext.js";
 
 const ACTION_ORDER = [
   "arrest", "catch_informant", "catch_witness", "search_scene", "hold_mobster", "book_mobster",
@@ -32,11 +33,10 @@ const ACTION_NAMES = {
 };
 const UNAVAILABLE_ORDER = Object.keys(ACTION_NAMES);
 
-// Why an action may not be taken now, in words: the shared catalogue's `reasons` (code ->
-// sentence), read by both clients.
-export function reasonWords(reasons, code) {
-  const words = reasons && typeof reasons === "object" ? reasons[code] : null;
-  return typeof words === "string" && words ? words : "not possible now";
+// Why an action may not be taken now, in words: the shared catalogue's `reasons` (reasonText,
+// read by both clients).
+export function reasonWords(text, type, code) {
+  return text ? reasonText(text, type, code, "not possible now") : "not possible now";
 }
 
 // The actions the seat could take on its turn but may not now (`you.unavailable`), greyed out
@@ -48,7 +48,7 @@ function unavailableList(view, ctx) {
   return h("div", { class: "unavailable-group" },
     h("h4", { id: "unavailable-title" }, "Not possible now"),
     h("ul", { class: "plain unavailable", "aria-labelledby": "unavailable-title" }, list.map((u) => {
-      const reason = reasonWords(ctx.reasons, u.code);
+      const reason = reasonWords(ctx.text, u.type, u.code);
       return h("li", { "data-unavailable": u.type, "data-code": u.code },
         h("button", { type: "button", class: "cmd unavailable-action", disabled: true, "aria-describedby": `why-${u.type}` }, ACTION_NAMES[u.type]),
         " ", h("span", { class: "reason", id: `why-${u.type}` }, reason));

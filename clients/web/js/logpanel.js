@@ -5,16 +5,12 @@
 // are said once, by the panel at the board (lastmove.js); lines are text nodes only.
 
 import { h, replace } from "./dom.js";
-import { blockName } from "./describe.js";
-import { entryText, isHidden, isPrivate, isTeam, loadLogText } from "./logtext.js";
+import { blockNames, entryText, isHidden, isPrivate, isTeam, loadLogText } from "./logtext.js";
 
 // One entry in the catalogue's words, as `seat` (null: a spectator) sees it in `view`'s game, with
 // the city's block names for blocks; null for a kind the catalogue does not know.
 export function logLine(text, entry, { view = {}, seat = null, whole = false } = {}) {
-  const line = entryText(text, entry, { players: view.players || [], seat, whole });
-  if (line === null) return null;
-  // a catalogue that still writes a block as "(c,r)": the name the board shows
-  return line.replace(/\(([1-5]),([1-5])\)/g, (_, c, r) => blockName(view, [Number(c), Number(r)]));
+  return entryText(text, entry, { players: view.players || [], seat, whole, blocks: blockNames(view) });
 }
 
 export class LogPanel {
@@ -47,7 +43,7 @@ export class LogPanel {
 
   playersKey() {
     const view = this.session.view;
-    return JSON.stringify([view && view.mode, ((view && view.players) || []).map((p) => [p.name, p.bot])]);
+    return JSON.stringify([view && view.mode, ((view && view.players) || []).map((p) => [p.name, p.bot]), blockNames(view)]);
   }
 
   // Draws everything again (a new log, or the names it was drawn with changed).
@@ -81,13 +77,14 @@ export class LogPanel {
     const players = view.players || [];
     const seat = this.seat();
     const team = view.mode === "cooperative" ? players.length : 0;
+    const blocks = blockNames(view);
     const box = this.box;
     const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
     const items = [];
     for (const { v, e, w } of records) {
       if (!e || typeof e !== "object" || isHidden(this.text, e)) continue;
       const whole = session.logWhole || Boolean(w);
-      const line = entryText(this.text, e, { players, seat, whole });
+      const line = entryText(this.text, e, { players, seat, whole, blocks });
       if (line === null) continue;
       const mine = !whole && isPrivate(e, seat, team);
       const ours = !whole && isTeam(e, seat, team);

@@ -11,7 +11,7 @@ import {
 import { isCoop, roleChips, roleRows, teamResult } from "./coop.js";
 import { blockName, faceUpBy, innocents, knownFaceDown, mySeat, who } from "./describe.js";
 import { h } from "./dom.js";
-import { seatName } from "./logtext.js";
+import { eventWords, seatName } from "./logtext.js";
 import { MOBSTER_LETTER } from "./board.js";
 
 // A seat's chip: its number and its player's display name (text only), bots marked.
@@ -146,19 +146,29 @@ export function caseFile(view, verifier) {
 
 // --- events and evidence ------------------------------------------------------------------------
 
-export function eventSlots(view) {
+// The event slots: each card by its name, what it changes while in play, what it asks and its
+// reward, in the shared catalogue's words (`text.events`, eventWords) where it has them.
+export function eventSlots(view, text = null) {
   const me = mySeat(view);
   const ev = view.events || {};
   return h("div", { class: "event-slots" },
     (ev.slots || [null, null, null]).map((slot, i) => {
       if (!slot) return h("section", { class: "event-card empty", "data-slot": i + 1 }, h("header", {}, h("span", { class: "slot-no" }, `${i + 1}`), " empty slot"));
       const [name, effect] = EVENTS[slot.card] || [slot.card, ""];
+      const said = text && text.events && text.events[slot.card] ? eventWords(text, slot.card) : null;
       const tokens = (slot.tokens || []).map((b) => blockName(view, b));
       return h("section", { class: "event-card", "data-slot": i + 1, "data-card": slot.card },
-        h("header", {}, h("span", { class: "slot-no", title: `slot ${i + 1}` }, `${i + 1}`), " ", h("strong", {}, name)),
-        h("p", {}, h("em", {}, "While it is in play: "), effect),
-        h("p", {}, h("em", {}, "To clear it: "), resolveWords(slot.card), "."),
-        h("p", {}, h("em", {}, "Reward: "), rewardWords(slot.card), "."),
+        h("header", {}, h("span", { class: "slot-no", title: `slot ${i + 1}` }, `${i + 1}`), " ", h("strong", {}, said ? said.name : name)),
+        said ? [
+          said.while ? h("p", {}, h("em", {}, "While it is in play: "), said.while) : null,
+          h("p", {}, h("em", {}, "To clear it: "), said.asks),
+          h("p", {}, h("em", {}, "Reward: "), said.reward),
+          said.timed ? h("p", {}, h("em", {}, "Deadline: "), said.timed) : null,
+        ] : [
+          h("p", {}, h("em", {}, "While it is in play: "), effect),
+          h("p", {}, h("em", {}, "To clear it: "), resolveWords(slot.card), "."),
+          h("p", {}, h("em", {}, "Reward: "), rewardWords(slot.card), "."),
+        ],
         h("p", { class: "small" }, `Its tokens (◆ ${i + 1} on the board): `, tokens.join(", ") || "none left",
           slot.removed_by && slot.removed_by.length ? `; cleared by ${slot.removed_by.map((s) => who(s, me, view.players)).join(", ")}` : "",
           slot.deadline !== null && slot.deadline !== undefined ? h("strong", { class: "deadline" }, ` · must be cleared by space ${slot.deadline} of the time track`) : "",

@@ -100,7 +100,7 @@ export const DrawMethods = {
       view.you && view.you.known_tokens, view.you && view.you.force, me], () => (coop ? teamPanel(view, session.verifier) : []));
     const presence = session.presence ? session.presence.seats : null;
     this.patch(this.el.officers, [view.players, view.turn, view.status, view.coop, presence], () => officers(view, session.presence));
-    this.patch(this.el.events, [view.events, me], () => eventSlots(view));
+    this.patch(this.el.events, [view.events, me, Boolean(this.logText)], () => eventSlots(view, this.logText));
     this.patch(this.el.evidence, [view.evidence, view.bag, view.suspects, view.force, view.proofs, view.you && view.you.traits, view.coop, checked],
       () => evidence(view, session.verifier));
     this.renderSeats(view, me);

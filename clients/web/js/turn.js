@@ -42,7 +42,7 @@ export const TurnMethods = {
     if (this.busy) text = "Sending…";
     if (this.el.prompt.textContent !== text) this.el.prompt.textContent = text;
     const ctx = {
-      reasons: this.logText ? this.logText.reasons || null : null,
+      text: this.logText,
       busy: this.busy || session.status !== "live",
       send: (cmd) => this.send(cmd),
       target: this.target,
@@ -84,7 +84,7 @@ export const TurnMethods = {
     if (state === "your-turn") {
       const labels = legal.map((c) => describe(c, view));
       const here = view.you && view.you.known_tokens;
-      const why = [view.you && view.you.unavailable, Boolean(ctx.reasons), view.turn && view.turn.phase];
+      const why = [view.you && view.you.unavailable, Boolean(ctx.text), view.turn && view.turn.phase];
       this.patch(controls, [state, legal, labels, ctx.busy, this.target && this.target.card, here, why], () => turnControls(view, legal, ctx));
     } else if (state === "over") {
       this.patch(controls, [state], () => h("p", {}, "The game is over. ", h("a", { href: "#/" }, "Back to the lobby")));
