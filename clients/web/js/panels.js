@@ -140,7 +140,7 @@ export function caseFile(view, verifier) {
     h("p", { class: "muted small" }, coop
       ? "Every card the team holds face up is innocent. The murderer is never in any hand."
       : "Every card you hold or have seen is innocent. The murderer is never in any hand."),
-    h("div", { class: "notebook-wrap" }, notebook),
+    h("div", { class: "notebook-wrap", tabindex: 0, role: "region", "aria-label": "Suspect notebook" }, notebook),
     you.accusation ? h("p", {}, "Your accusation: ", h("strong", {}, `${you.accusation} ${suspectName(you.accusation)}`)) : null);
 }
 
