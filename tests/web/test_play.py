@@ -261,6 +261,7 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
     assert all("value" in e for e in peeks)
 
     # The spectator's page offers the transcript; it is the server's, with every secret.
+    cleo.page.click(".verify summary")  # the fairness check's details, folded to one line
     with cleo.page.expect_download() as download:
         cleo.page.click("#transcript-link")
     transcript = json.loads(Path(download.value.path()).read_text())
