@@ -81,7 +81,13 @@ async def test_a_coop_table_from_the_lobby_to_the_team_result(server: ServerProc
             session = app.ctx.session
             assert session is not None and session.view["mode"] == "cooperative"
             officers = text_of(game, "#officers")
-            assert "Detective ★" in officers and "Patrol Cop" in officers
+            assert "Detective" in officers and "Patrol Cop" in officers
+            # the person leads: with a bot as the Detective, the Patrol Cop (ruling 45)
+            view = session.view
+            lead = view["players"][view["coop"]["lead"]]
+            assert not lead.get("bot")
+            lead_role = "Detective" if lead["role"] == "detective" else "Patrol Cop"
+            assert f"{lead_role} ★" in officers
             track = text_of(game, "#track")
             assert "Out-of-Time Marker on 49: hour cap 48" in track
             assert track.count("OT") >= 2  # the legend and the marker under space 49

@@ -85,7 +85,10 @@ def assert_coop_shown(person: Person, view: dict[str, Any], seat: bool) -> None:
         expect(mat.locator("[data-face-up]")).to_have_attribute(
             "data-face-up", ",".join(p["face_up"])
         )
-    assert view["players"][coop["lead"]]["role"] == "detective"  # the lead is the Detective
+    # the Detective leads, unless a bot plays it: then the person does (ruling 45)
+    lead = view["players"][coop["lead"]]
+    detective = next(p for p in view["players"] if p["role"] == "detective")
+    assert not lead.get("bot") and (detective.get("bot") or lead is detective)
     track = page.locator(".track")
     expect(track.locator("[data-marker]")).to_have_attribute("data-marker", str(coop["marker"]))
     expect(track.locator('[data-space="49"]')).to_have_count(1)
