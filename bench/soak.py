@@ -9,16 +9,20 @@ later) and one of Redis two thirds of the way in (started again on its data 3 s 
 
 Every ``--sample`` seconds (10) the report samples each process's RSS and open descriptors and
 the games played so far.  Per server process (per life, with ``--kills``) it gives the RSS
-after the warm-up (the first ``--warmup`` minutes of its life: 10% of the run by default), at
-the end, the largest after the warm-up, the growth per game (least squares over the samples
-after the warm-up) and per hour, and whether it is flat: never more than 10% above its
-after-warm-up value.  Redis's memory is reported beside them (it keeps the archived games, so
-it grows with them by design).  Every game must finish, its transcript verify (engine replay),
-and every command the server acknowledged to a seat be in the transcript (lost = 0).
+after the warm-up (the first ``--warmup`` minutes of its life: 10% of the run, 5 minutes at
+most, so that it ends well before the server's first full collection at 15 minutes, serve.py:
+garbage that waits for that pass shows as growth), at the end, the largest after the warm-up,
+the growth per game (least squares over the samples after the warm-up) and per hour, and
+whether it is flat: never more than 10% above its after-warm-up value.  Redis's memory is
+reported beside them (it keeps the archived games, so it grows with them by design).  Every
+sample is kept in ``samples.json`` in the run's directory (``work`` in the report).  Every game
+must finish, its transcript verify (engine replay), and every command the server acknowledged
+to a seat be in the transcript (lost = 0).
 
 Bounded: no game starts after ``--minutes`` (or once ``--games`` have started), a game has 15
-minutes at most.  Prints one JSON line (stdout) and a summary (stderr); exit status 1 if a game
-failed, a command was lost, or a server's RSS was not flat (never on time).
+minutes at most; SIGINT or SIGTERM ends it early (no game starts any more; a second one cancels
+the games in play).  Prints one JSON line (stdout) and a summary (stderr); exit status 1 if a
+game failed, a command was lost, or a server's RSS was not flat (never on time).
 Usage: python bench/soak.py [--minutes M] [--tables N] [--warmup M] [--games N] [--bot B]
        [--kills] [--sample S]
 """
@@ -54,6 +58,7 @@ SAMPLE_SECONDS = 10.0
 THINK = 0.25  # seconds a seat thinks before a command, on average
 DISCONNECT_EVERY = 3.0  # seconds between two dropped client connections, on average
 GAME_SECONDS = 900.0  # a game that takes longer fails (the bots play one in a minute or so)
+WARMUP = 5.0  # minutes of warm-up at most (the first full collection comes at 15)
 FLAT = 0.10  # flat: the RSS never more than this fraction above its value after the warm-up
 POLICIES: dict[str, type[RandomPolicy] | type[GreedyPolicy]] = {
     "random": RandomPolicy,
@@ -179,6 +184,14 @@ class Run:
     games: list[Game] = field(default_factory=list)  # every game ended, in order
     started: int = 0
     live: set[BotSeat] = field(default_factory=set)  # seats in play (for the disconnects)
+
+    def stop(self, soak: asyncio.Task[Any]) -> None:
+        """SIGINT or SIGTERM: start no more games (those in play end, then the report); a
+        second one cancels ``soak`` (the processes are stopped, no report)."""
+        if self.until > time.monotonic():
+            self.until = time.monotonic()
+        else:
+            soak.cancel()
 
     def may_start(self) -> bool:
         if time.monotonic() >= self.until:
@@ -323,6 +336,10 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         await asyncio.sleep(3)
         redis.start()
 
+    loop, this = asyncio.get_running_loop(), asyncio.current_task()
+    assert this is not None
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, run.stop, this)
     sampling = asyncio.create_task(sampler())
     breaking = asyncio.create_task(outages())
     dropping = asyncio.create_task(disconnects(run, random.Random(99)))
@@ -340,7 +357,9 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         sampling.cancel()
         for p in processes:
             p.stop()
-    warmup = (args.warmup if args.warmup is not None else args.minutes / 10) * 60
+    warmup = (args.warmup if args.warmup is not None else min(args.minutes / 10, WARMUP)) * 60
+    samples = {p.name: p.lives for p in processes}
+    (work / "samples.json").write_text(json.dumps(samples))  # (seconds, RSS KiB, fds, games)
     played = [g for g in run.games if g.table != "?"]
     stats = run.stats
     return {
@@ -424,7 +443,7 @@ def main() -> int:
     parser.add_argument("--minutes", type=float, default=120.0, help="of games (default 120)")
     parser.add_argument("--tables", type=int, default=6, help="tables in play at once (6)")
     parser.add_argument(
-        "--warmup", type=float, default=None, help="minutes (default: 10%% of --minutes)"
+        "--warmup", type=float, default=None, help="minutes (default: 10%% of --minutes, 5 at most)"
     )
     parser.add_argument("--games", type=int, default=0, help="start at most this many (0: any)")
     parser.add_argument("--bot", choices=sorted(POLICIES), default="greedy")
