@@ -33,12 +33,12 @@ POOL_WAIT = 10.0  # seconds a call waits for a free connection before it fails
 
 def connection_options() -> dict[str, Any]:
     """What redis-py sends on each new connection, beyond HELLO: nothing.  By default it also
-    sends CLIENT SETINFO (twice) and CLIENT MAINT_NOTIFICATIONS, which a Redis before 7.2 (the
-    bundled one is 6.2) and every Redis outside Redis Cloud/Enterprise refuse; redis-py ignores
-    the refusals, but each leaves a reference cycle (the error, its traceback, the frame that
-    holds the error) holding the task that happened to open the connection, and everything
-    that task holds (a session, a table's runner), until a full collection, which serve.py
-    makes rare.  A pool opens connections as it grows and after every cancelled call."""
+    sends CLIENT SETINFO (twice: a Redis before 7.2 refuses it, and the bundled one is 6.2) and
+    CLIENT MAINT_NOTIFICATIONS (maintenance notices, which Redis Cloud and Software give); redis-py
+    ignores a refusal, but each leaves a reference cycle (the error, its traceback, the frame that
+    holds the error) holding the task that happened to open the connection, and everything that
+    task holds (a session, a table's runner), until a full collection, which serve.py makes
+    rare.  A pool opens connections as it grows and after every cancelled call."""
     return {"driver_info": None, "maint_notifications_config": MaintNotificationsConfig(False)}
 
 
