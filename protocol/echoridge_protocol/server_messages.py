@@ -20,6 +20,7 @@ from echoridge_protocol.kinds import (
     Int,
     Items,
     LogEntries,
+    Millis,
     OpList,
     Outcome,
     Reason,
@@ -83,7 +84,8 @@ class Delta:
 class Result:
     """The answer to ``command``, ``leave``, ``start`` and ``add_bot``.  ``version``: the version
     an accepted request produced, the original's for a duplicate, the table's current version
-    for a stale one; ``code`` and ``message``: why a request was rejected."""
+    for a stale one; ``code`` and ``message``: why a request was rejected; ``retry_in``: for a
+    rejection of a rate, the milliseconds until the same request may be accepted."""
 
     TYPE: ClassVar[str] = "result"
     id: RequestId
@@ -91,6 +93,7 @@ class Result:
     version: Version | None = None
     code: Code | None = None
     message: Sentence | None = None
+    retry_in: Millis | None = None  # rejected for a rate: ms until the same may be accepted
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,12 +143,14 @@ class Transcript:
 @dataclass(frozen=True, slots=True)
 class ErrorMessage:
     """A refusal that no other reply carries (wire type ``error``); ``id`` when the request's id
-    was readable."""
+    was readable; ``retry_in``: for a refusal of a rate, the milliseconds until the same request
+    may be accepted."""
 
     TYPE: ClassVar[str] = "error"
     code: Code
     message: Sentence
     id: RequestId | None = None
+    retry_in: Millis | None = None  # refused for a rate: ms until the same may be accepted
 
 
 @dataclass(frozen=True, slots=True)

@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=1,
         help="tables to create and play (a server allows 10 a minute from one address unless "
-        "started with --tables-per-minute-per-ip 0 --max-waiting-tables-per-ip 0)",
+        "started with --tables-per-minute-per-ip 0: past that the bots wait as it asks)",
     )
     bots.add_argument("--players", type=int, default=4, choices=range(1, 5), help="seats per table")
     bots.add_argument(

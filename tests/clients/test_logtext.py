@@ -151,3 +151,76 @@ def test_a_search_token_peek_reads_as_a_result_and_an_empty_look_as_nothing_seen
     assert render(others, NAMES, seat=1) == "Ada looked at the Search token on (1,4)"
     empty = {"kind": "suspect_seen", "seat": 1, "target": 0, "card": None}
     assert render(empty, NAMES, seat=0) == "Bo (bot) looked at Ada's cards: none left to see"
+
+
+# --- block names, reasons and events (issue 25: words players know) ------------------------------
+
+CITY = [f"Block {i}" for i in range(25)]
+
+
+def test_blocks_read_as_their_names_in_the_city() -> None:
+    from echoridge_client.logtext import block_names, block_text
+
+    placed = {"kind": "mobster_placed", "block": [4, 3], "color": "red"}
+    assert render(placed, NAMES, 0, blocks=CITY) == "A red mobster appeared on Block 13"
+    assert render(placed, NAMES, 0) == "A red mobster appeared on (4,3)"  # (no city known)
+    drive = {"kind": "car_driven", "seat": 1, "path": [[3, 3], [4, 3]], "hours": 2}
+    assert render(drive, NAMES, 0, blocks=CITY) == "Bo (bot) drove Block 12 → Block 13 (2 h)"
+    assert block_text([9, 9], CITY) == "(9,9)"
+    view = {"city": {"blocks": [{"name": n} for n in CITY]}}
+    assert block_names(view) == CITY
+    assert block_names({"city": {"blocks": [{"name": ""}] * 25}}) == []  # (before the layout)
+
+
+def test_no_coordinates_in_any_entry_of_a_game_once_the_city_is_known() -> None:
+    from echoridge.rules import view
+    from echoridge_client.logtext import block_names
+
+    seen = 0
+    for command, events, state in play_random(3, game_seed(25, 1)):
+        blocks = block_names(view(state, SPECTATOR))
+        for entry in entries_for(told(state, command, events), EVERYONE):
+            words = render(json.loads(json.dumps(entry)), NAMES, None, whole=True, blocks=blocks)
+            if "block" in entry or "path" in entry:
+                seen += 1
+                assert not any(f"({c},{r})" in words for c in range(1, 6) for r in range(1, 6))
+    assert seen > 20
+
+
+def test_every_unavailable_reason_and_event_has_words() -> None:
+    from echoridge.rules.carddata import EVENTS
+    from echoridge_protocol.codes import ALL_CODES
+
+    text = catalog()
+    assert text.reason("stakeout", "rules/wrong_time_of_day") == "Stakeout is a night action"
+    assert text.reason("arrest", "rules/no_mobster_here") == "no mobster on your block"
+    assert text.reason("arrest", "rules/unknown_x", "fallback") == "fallback"
+    for key in text.reasons or {}:
+        assert key.split(" ")[-1] in ALL_CODES, key
+    assert set(text.events or {}) == set(EVENTS)
+    for card, spec in EVENTS.items():
+        words = text.event(card)
+        assert words["name"] == spec.name and words["asks"] and words["reward"], card
+        assert ("timed" in words) == (spec.timed is not None), card
+        assert "VISIT" not in words["asks"] and "MEET" not in words["asks"], card
+
+
+def test_the_log_says_what_the_buttons_say() -> None:
+    text = catalog()
+    assert text.values["action"]["bring_in_2"] == "Bring in for Holding, step 2"
+    assert "window" not in " ".join(text.values["phase"].values())  # spelled out, no "window 3"
+
+
+def test_each_action_s_time_of_day_is_worded_as_the_rules_say() -> None:
+    from echoridge.rules.data import ACTIONS, Action
+
+    types = {Action.CALL_FOR_BACKUP: "call_for_backup", Action.CATCH_INFORMANT: "catch_informant",
+             Action.CATCH_WITNESS: "catch_witness", Action.SEARCH_SCENE: "search_scene",
+             Action.STAKEOUT: "stakeout", Action.BRING_IN_1: "hold_mobster",
+             Action.BRING_IN_2: "book_mobster"}  # fmt: skip
+    text = catalog()
+    for action, kind in types.items():
+        time = ACTIONS[action].time
+        assert time is not None
+        words = text.reason(kind, "rules/wrong_time_of_day")
+        assert words.endswith(f"a {time.value} action"), (kind, words)

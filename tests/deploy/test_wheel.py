@@ -1,7 +1,8 @@
 """The wheel as an operator installs it: built from this checkout, installed into a fresh venv
 (its dependencies from the package index, as `pip install` does), it serves the browser client
-at ``/`` with no source tree and no ``ECHORIDGE_WEB_DIR`` (setup.py copies ``clients/web`` into
-the package as ``echoridge/web``)."""
+at ``/`` and the documents published beside the protocol under ``/protocol/`` with no source
+tree and no ``ECHORIDGE_WEB_DIR`` (setup.py copies ``clients/web`` into the package as
+``echoridge/web``, and the documents as ``echoridge/published``)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import subprocess
 import sys
 import time
 import urllib.request
+import zipfile
 from pathlib import Path
 
+from echoridge.net.published import CARRIED, DOCUMENT_TYPES, DOCUMENTS, EXAMPLES
 from echoridge.store.embedded import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,6 +30,16 @@ def test_a_wheel_in_a_fresh_venv_serves_the_page(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, ROOT, cwd=tmp_path)
     (wheel,) = wheels.glob("echo_ridge-*.whl")
+    examples = ROOT / EXAMPLES
+    carried = {f"echoridge/{CARRIED}/{name}": ROOT / source for name, source in DOCUMENTS.items()}
+    carried |= {
+        f"echoridge/{CARRIED}/examples/{f.relative_to(examples).as_posix()}": f
+        for f in (examples.rglob("*") if examples.is_dir() else ())
+        if f.is_file() and f.suffix in DOCUMENT_TYPES
+    }
+    with zipfile.ZipFile(wheel) as archive:
+        for name, file in carried.items():
+            assert archive.read(name) == file.read_bytes(), name
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", venv, cwd=tmp_path)
     run(venv / "bin" / "python", "-m", "pip", "install", "-q", wheel, cwd=tmp_path)
@@ -53,6 +66,11 @@ def test_a_wheel_in_a_fresh_venv_serves_the_page(tmp_path: Path) -> None:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
                 assert r.status == 200
                 assert r.read() == (WEB / file).read_bytes()
+        for name, file in carried.items():  # served from the installed package
+            path = "/protocol/" + name.removeprefix(f"echoridge/{CARRIED}/")
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
+                assert r.headers["Content-Type"] == DOCUMENT_TYPES[file.suffix], path
+                assert r.read() == file.read_bytes(), path
     finally:
         server.terminate()
         server.wait(30)

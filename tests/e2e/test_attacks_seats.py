@@ -159,8 +159,12 @@ async def test_commands_only_from_the_seat_s_own_session(server: ServerProcess) 
         assert isinstance(error, m.ErrorMessage) and error.code == "protocol/wrong_session"
     async with Client.connect(server.url) as lobby:
         await lobby.hello()
-        error = await lobby.request(m.SendCommand(id="c", expected=1, command={"type": "x"}))
+        command = m.SendCommand(id="c", expected=1, command={"type": "coffee_break", "seat": 0})
+        error = await lobby.request(command)
         assert isinstance(error, m.ErrorMessage) and error.code == "protocol/wrong_session"
+        # (a command map that is no command is refused first, at decoding: SPEC.md §5.1)
+        error = await lobby.request(m.SendCommand(id="d", expected=1, command={"type": "x"}))
+        assert isinstance(error, m.ErrorMessage) and error.code == "protocol/bad_field"
         # lobby requests with a seat's token work only at that seat's table
         refused = await lobby.request(m.Start(id="s", table=t.table, token=other.tokens[0]))
         assert isinstance(refused, m.Result) and refused.code == "auth/bad_token"

@@ -274,6 +274,22 @@ async def test_an_oversized_frame_closes_with_1009_and_fragments_are_reassembled
         assert await client.closed() == 1009
 
 
+async def test_a_text_frame_that_is_not_utf8_closes_with_1007_and_no_bye(
+    server: ServerProcess,
+) -> None:
+    """SPEC.md §2.2, §7.2: the websocket layer fails the connection (RFC 6455 §8.1), before
+    and after the hello; no error and no bye precede the close."""
+    hello = b'{"type":"hello","protocol":"echoridge.v2","client":"x'
+    for before_hello in (True, False):
+        async with Client.connect(server.url, m.SUBPROTOCOL_JSON) as client:
+            if not before_hello:
+                await client.hello()
+            bad = hello + b'\xff"}' if before_hello else b'{"type":"ping","id":"\xed\xa0\x80"}'
+            await client.ws.send(bad, text=True)
+            assert await client.closed() == 1007
+            assert not any(isinstance(x, m.ErrorMessage | m.ServerBye) for x in client._pending)
+
+
 async def test_compression_is_never_negotiated(server: ServerProcess) -> None:
     offered = {"Sec-WebSocket-Extensions": "permessage-deflate; client_max_window_bits"}
     answer = await upgrade(server, offered)

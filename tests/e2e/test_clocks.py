@@ -118,6 +118,9 @@ async def test_an_absent_player_is_played_for_handed_over_and_takes_the_seat_bac
         assert any(c.kind == "handover" and c.seat == 0 for c in seen)
         away = watcher.presence
         assert away is not None and not away.seats[0].connected
+        # the bot's seat never has a session (SPEC.md §6.4), and no clock ever runs for it (§6.6)
+        assert (away.seats[1].connected, away.seats[1].since) == (False, 0)
+        assert all(c.seat != 1 for c in seen) and all(1 not in d.seats for d in watcher.deadlines)
         # she comes back: the seat is hers again, and she plays to the end
         async with Client.connect(server.url) as ana:
             await ana.hello(table=table, token=tokens[0])
@@ -129,6 +132,12 @@ async def test_an_absent_player_is_played_for_handed_over_and_takes_the_seat_bac
     transcript = await transcript_of(server.url, table)
     kinds = [e["command"]["type"] for e in transcript["entries"]]
     assert {"time_out", "hand_over", "take_back"} <= set(kinds)
+    # SPEC.md §9.4: null only for the server's own commands; its moves for a seat (the bot's,
+    # those of Ana's seat while handed over, the take_back when she came back) name the seat
+    own = {"start_game", "apply_default", "time_out", "hand_over"}
+    for e in transcript["entries"]:
+        assert e["seat"] == (None if e["command"]["type"] in own else e["command"]["seat"]), e
+    assert [e["seat"] for e in transcript["entries"] if e["command"]["type"] == "take_back"] == [0]
     assert verify_transcript(transcript).ok
     replayed = replay(transcript)  # through the engine, from the commands alone: no clock
     assert replayed.ok, replayed

@@ -112,6 +112,15 @@ async def test_a_long_chat_line_is_too_long_for_the_chat_not_the_protocol(
                 pass
             assert isinstance(reply, m.Result), reply
             assert (reply.outcome, reply.code) == ("rejected", "chat/too_long")
+        outcomes = []  # refused lines did not count: 5 lines may be said, then a typed wait
+        for i in range(6):
+            await seat.send(m.Say(id=f"ok{i}", channel="table", text=f"line {i}"))
+            while not isinstance(reply := await seat.recv(), m.Result):
+                pass
+            outcomes.append((reply.outcome, reply.code, reply.retry_in))
+        assert outcomes[:5] == [("accepted", None, None)] * 5
+        assert outcomes[5][:2] == ("rejected", "chat/rate_limited")
+        assert outcomes[5][2] is not None and 0 < outcomes[5][2] <= 10_000
 
 
 @BOTH
@@ -180,3 +189,49 @@ async def test_a_delayed_spectator_s_clocks_trail_with_its_view(
             told += 1
             assert message["version"] <= at, (message, at)
     assert at >= 8 and told > 0, (at, told)
+
+
+async def test_refusals_of_a_rate_say_when_to_try_again(
+    redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """``retry_in`` (SPEC.md §5.2, §7.1): a typed wait for ``table/rate_limited``,
+    ``protocol/rate_limited`` and ``chat/rate_limited``; the SDK's lobby waits as it says."""
+    from echoridge_client.errors import Refused
+    from echoridge_client.lobby import Lobby
+    from echoridge_client.retry import Backoff
+
+    log = Path(tmp_path_factory.mktemp("rates")) / "log"
+    server = start_server(
+        redis_server.url, log, "--tables-per-minute-per-ip", "2", "--commands-per-second", "10"
+    )
+    try:
+        async with Client.connect(server.url) as client:
+            await client.hello()
+            for _ in range(2):
+                await client.create_table(1)
+            await client.send(m.CreateTable("r9", 1, True, True, 0))
+            refused = await client.recv()
+            assert isinstance(refused, m.ErrorMessage) and refused.code == "table/rate_limited"
+            assert refused.id == "r9" and refused.retry_in is not None
+            assert 0 < refused.retry_in <= 60_000
+            for i in range(30):  # bursts of 20: the bucket empties
+                await client.send(m.Ping(id=f"p{i}"))
+            limited = [
+                x for x in await client.drain(quiet=0.5)
+                if isinstance(x, m.ErrorMessage) and x.code == "protocol/rate_limited"
+            ]  # fmt: skip
+            assert limited
+            assert all(x.retry_in is not None and 0 < x.retry_in <= 1000 for x in limited)
+        sdk = await Lobby.connect(server.url)
+        sdk.retry_for = 1  # (less than the wait asked: the SDK gives up at once)
+        try:
+            with pytest.raises(Refused) as info:
+                await sdk.create(1)
+        finally:
+            await sdk.close()
+        assert info.value.code == "table/rate_limited" and info.value.retry_in
+        # how long the SDK's lobby waits before it asks again: what the server said, and more
+        delay = Lobby._delay(info.value.code, info.value.retry_in, Backoff())
+        assert delay is not None and 1.0 <= delay * 1000 / info.value.retry_in <= 1.25
+    finally:
+        server.stop()

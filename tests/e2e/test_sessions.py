@@ -112,6 +112,35 @@ async def test_reconnect_mid_turn_gets_exactly_the_missing_deltas(server: Server
         assert await back.closed() == 4009
 
 
+async def test_a_spectator_resumes_against_its_delayed_view(server: ServerProcess) -> None:
+    """SPEC.md §3.3: a spectator's resume point is measured against its own (delayed) view, not
+    the table: from behind it gets exactly the deltas up to its delay; from a version the table
+    has passed but its delay has not, a fresh view at the delayed version."""
+    url = server.url
+    t = await new_table(url, seats=2, spectator_delay=3)
+    rng = random.Random(5)
+    async with Client.connect(url) as early:
+        await early.hello(table=t.table, spectate=True)
+        assert early.mirror is not None and early.mirror.version == 0  # (table: 1, delay 3)
+        kept = Mirror(t.table, early.mirror.epoch, 0, early.mirror.view)
+    async with seated(url, t, 0) as a, seated(url, t, 1) as b:
+        for client in (a, b):
+            await client.until_version(1)
+        for _ in range(4):
+            await act(await whose_turn([a, b]), rng)
+        await a.until_version(5)  # (one version a command)
+    async with Client.connect(url, mirror=kept) as behind:
+        welcome = await behind.hello(table=t.table, spectate=True, resume=True)
+        assert welcome.resumed and welcome.version == 0 and welcome.view is None
+        await behind.until_version(2)  # the missing deltas, up to the delayed view
+        assert not any(isinstance(x, m.Delta) for x in await behind.drain(0.3))
+    async with Client.connect(url) as ahead:
+        resume = m.Resume(kept.epoch, 4)  # the table was there; the spectators' view was not
+        welcome = await ahead.hello(table=t.table, spectate=True, resume=resume)
+        assert not welcome.resumed and welcome.version == 2
+        assert welcome.view == kept.view  # (the view the resumed deltas made)
+
+
 async def test_a_retried_command_is_applied_once(server: ServerProcess) -> None:
     t = await new_table(server.url, seats=1)
     async with seated(server.url, t, 0) as me:

@@ -606,7 +606,17 @@ def test_hello_session_kinds() -> None:
     assert base.session_kind() == "lobby"
     assert m.Hello("echoridge.v2", "c", table="t", token="k").session_kind() == "seat"
     assert m.Hello("echoridge.v2", "c", table="t", spectate=True).session_kind() == "spectator"
+    # SPEC.md §3.1: spectate false is absent; name is only a spectator's, and changes nothing
+    for hello, kind in (
+        (m.Hello("echoridge.v2", "c", spectate=False, name="Ada"), "lobby"),
+        (m.Hello("echoridge.v2", "c", table="t", token="k", spectate=False, name="Ada"), "seat"),
+        (m.Hello("echoridge.v2", "c", table="t", spectate=True, name="Ada"), "spectator"),
+    ):
+        assert hello.session_kind() == kind
     cases = [
+        (m.Hello("echoridge.v2", "c", token="k", spectate=True), "auth/seat_and_spectate"),
+        (m.Hello("echoridge.v2", "c", spectate=True), "protocol/bad_field"),
+        (m.Hello("echoridge.v2", "c", resume=m.Resume(0, 1), spectate=False), "protocol/bad_field"),
         (
             m.Hello("echoridge.v2", "c", table="t", token="k", spectate=True),
             "auth/seat_and_spectate",

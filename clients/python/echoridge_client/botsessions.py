@@ -56,7 +56,16 @@ class Stats:
     sizes: dict[str, list[int]] = field(default_factory=dict)  # subprotocol -> [frames, bytes]
     fallbacks: int = 0  # greedy policy choices that fell back to a safe command
     busy: int = 0  # connections the server refused for now (HTTP 429, 503), tried again
-    hinted: set[int] = field(default_factory=set)  # the statuses explained on stderr
+    hinted: set[int | str] = field(default_factory=set)  # statuses and codes explained
+    limited: int = 0  # lobby requests the server asked to wait for (a rate limit), sent again
+
+    def waited(self, code: str, ms: int) -> None:
+        """A lobby request refused for a rate (``table/rate_limited``): counted, and explained
+        once; the lobby sends it again after the ``retry_in`` the server asks."""
+        self.limited += 1
+        if code not in self.hinted:
+            self.hinted.add(code)
+            print(limit_hint(code), file=sys.stderr, flush=True)
 
     def refused(self, refusal: Busy) -> None:
         """A connection refused for now: counted, and each status explained once."""
@@ -81,6 +90,17 @@ def busy_hint(status: int) -> str:
         f"echo-ridge bots: the server refuses connections with HTTP {status} ({why}); the "
         f"bots wait as it asks (Retry-After) and try again. For local load, start the server "
         f"with a higher {flag} (0: no cap)."
+    )
+
+
+def limit_hint(code: str) -> str:
+    """What a rate refusal means, and the reference server's flag that lifts it."""
+    flags = {"table/rate_limited": "--tables-per-minute-per-ip"}
+    flag = flags.get(code)
+    lift = f" For local load, start the server with {flag} 0 (no limit)." if flag else ""
+    return (
+        f"echo-ridge bots: the server refused a request with {code}; the bots wait as it asks "
+        f"(retry_in) and send it again.{lift}"
     )
 
 

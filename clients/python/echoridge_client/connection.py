@@ -110,7 +110,7 @@ class Connection:
         finally:
             self._waiting.pop(rid, None)
         if isinstance(reply, m.ErrorMessage):
-            raise Refused(reply.code, reply.message)
+            raise Refused(reply.code, reply.message, reply.retry_in)
         return reply
 
     async def _read(self) -> None:

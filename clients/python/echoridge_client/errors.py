@@ -29,10 +29,14 @@ class Busy(ClientError):
 
 
 class Refused(ClientError):
-    def __init__(self, code: str, message: str) -> None:
+    """An ``error`` reply; ``retry_in``: for a refusal of a rate, the milliseconds the server
+    says to wait before the same request (SPEC.md §7.1)."""
+
+    def __init__(self, code: str, message: str, retry_in: int | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.retry_in = retry_in
 
 
 class RevealError(ClientError):

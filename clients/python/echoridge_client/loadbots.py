@@ -19,7 +19,10 @@ which local load from one address reaches; 503: the cap in all) is tried again a
 server's ``Retry-After``, and the first refusal of each kind says on stderr which server flag to
 raise (``busy`` in the report counts them).  A table refused while it opens its seats' and
 spectators' connections gives them back and opens them again one table at a time, so tables
-holding a part each never wait on one another.
+holding a part each never wait on one another.  A table the server refuses to create for now
+(``table/rate_limited``: the tables one address may create a minute, 10 by default) is asked
+for again after the ``retry_in`` the server names, and the first such refusal says which flag
+lifts the limit (``limited`` in the report counts them).
 
 Latency is command-to-delta, measured around ``Seat.act``: from sending a command to the seat's
 view reaching the version of its (accepted) result.  ``rate`` paces every connection's messages
@@ -169,6 +172,7 @@ async def _lobby(options: BotOptions, i: int, stats: Stats) -> Lobby:
         subprotocol_of(options, i, 0),
         busy_for=options.timeout,
         on_busy=stats.refused,
+        on_limited=stats.waited,
     )
 
 
@@ -314,6 +318,7 @@ async def run_tables(
         "connections": stats.connections,
         "reconnects": stats.reconnects,
         "busy": stats.busy,
+        "limited": stats.limited,
         "delta_bytes": {
             name: round(total / frames, 1)
             for name, (frames, total) in sorted(stats.sizes.items())

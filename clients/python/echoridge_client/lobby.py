@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 from collections.abc import Callable, Mapping
 
 from echoridge_client.connection import Connection, hello, welcome_of
@@ -31,9 +32,15 @@ from echoridge_protocol import messages as m
 
 
 class Lobby:
-    def __init__(self, connection: Connection, retry_for: float = RETRY_SECONDS) -> None:
+    def __init__(
+        self,
+        connection: Connection,
+        retry_for: float = RETRY_SECONDS,
+        on_limited: Callable[[str, int], None] | None = None,
+    ) -> None:
         self.connection = connection
         self.retry_for = retry_for
+        self.on_limited = on_limited  # told (code, ms) of each wait a rate limit asks for
         self.owners: dict[str, str] = {}  # table -> the owner token of a table created here
 
     @classmethod
@@ -44,10 +51,12 @@ class Lobby:
         headers: Mapping[str, str] | None = None,
         busy_for: float = RETRY_SECONDS,
         on_busy: Callable[[Busy], None] | None = None,
+        on_limited: Callable[[str, int], None] | None = None,
     ) -> Lobby:
         """``headers``: more HTTP headers for the upgrade request (a deployment's own);
         ``busy_for``, ``on_busy``: how long to wait while the server refuses the upgrade for
-        now (HTTP 429, 503), and who is told of each refusal."""
+        now (HTTP 429, 503), and who is told of each refusal; ``on_limited``: who is told of
+        each wait a rate limit asks for (its code and milliseconds)."""
         first: list[m.ServerMessage] = []
         welcomed = asyncio.Event()
 
@@ -78,30 +87,46 @@ class Lobby:
         except BaseException:
             await connection.close()
             raise
-        return cls(connection)
+        return cls(connection, on_limited=on_limited)
 
     async def _reply(
         self, message: m.ClientMessage, kind: type[m.ServerMessage], retry: bool = False
     ) -> m.ServerMessage:
         """The reply to ``message``; with ``retry``, sent again while it is refused with a
-        retryable code, for up to ``retry_for`` seconds."""
+        retryable code (after a backoff) or for a rate (after the ``retry_in`` the server
+        asks, jittered up to a quarter more), for up to ``retry_for`` seconds."""
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.retry_for
         backoff = Backoff()
         while True:
+            code: str | None
             try:
                 reply = await self.connection.request(message)
             except Refused as exc:
-                if not (retry and retryable(exc.code)) or loop.time() > give_up:
+                code, wait = exc.code, exc.retry_in
+                delay = self._delay(code, wait, backoff) if retry else None
+                if delay is None or loop.time() + delay > give_up:
                     raise
             else:
                 code = reply.code if isinstance(reply, m.Result) else None
-                if not (retry and retryable(code)) or loop.time() > give_up:
+                wait = reply.retry_in if isinstance(reply, m.Result) else None
+                delay = self._delay(code, wait, backoff) if retry else None
+                if delay is None or loop.time() + delay > give_up:
                     break
-            await asyncio.sleep(backoff.next())
+            if wait and self.on_limited is not None and code is not None:
+                self.on_limited(code, wait)
+            await asyncio.sleep(delay)
         if not isinstance(reply, kind):
             raise ClientError(f"expected {kind.TYPE}, got {reply.TYPE}")
         return reply
+
+    @staticmethod
+    def _delay(code: str | None, retry_in: int | None, backoff: Backoff) -> float | None:
+        """Seconds before a refused request is sent again: the ``retry_in`` a rate refusal
+        names (jittered up to a quarter more), a backoff for a retryable code; None: never."""
+        if retry_in:
+            return retry_in / 1000 * random.uniform(1.0, 1.25)
+        return backoff.next() if retryable(code) else None
 
     def _id(self) -> str:
         return self.connection.next_id()

@@ -10,7 +10,8 @@ rules, and nothing else:
   ``success``), ``KIND``;
 - ``{field}`` is the entry's field formatted by its name: ``seat``, ``target``, ``resolver``,
   ``lead``: that seat's display name; ``contributors``, ``winners``: display names joined
-  (``nobody``: none); ``block``: ``(col,row)``; ``path``: blocks joined by an arrow; a field
+  (``nobody``: none); ``block``: the block's name from the city (``block_names``), else
+  ``(col,row)``; ``path``: blocks joined by an arrow; a field
   named in ``values``: the word given there (a boolean looked up as ``true`` / ``false``); a
   suspect id: the suspect's name; a list: its items joined by commas; a missing field: an
   empty string;
@@ -36,6 +37,7 @@ from typing import Any
 from echoridge_client.gamedata import SUSPECT_NAMES
 
 Entry = dict[str, Any]
+EventWords = dict[str, str]  # name, asks, reward, and while / timed when the card has them
 
 SEAT_FIELDS = frozenset({"seat", "target", "resolver", "lead"})
 SEATS_FIELDS = frozenset({"contributors", "winners"})
@@ -62,8 +64,20 @@ def seat_name(names: Sequence[str], seat: Any) -> str:
     return f"P{seat + 1}" if isinstance(seat, int) else str(seat)
 
 
-def block_text(block: Any) -> str:
+def block_names(view: Any) -> list[str]:
+    """The city's block names in canonical order (``view["city"]["blocks"][i]["name"]``), to
+    word blocks by; empty for a view without a city or before the layout is drawn."""
+    city = view.get("city") if isinstance(view, dict) else None
+    blocks = city.get("blocks") if isinstance(city, dict) else None
+    names = [b.get("name") if isinstance(b, dict) else "" for b in blocks or ()]
+    return [str(n) for n in names] if all(names) and len(names) == 25 else []
+
+
+def block_text(block: Any, names: Sequence[str] = ()) -> str:
+    """A block ``[col, row]`` in words: its name in the city (``names``), else ``(col,row)``."""
     if isinstance(block, (list, tuple)):
+        if names and len(block) == 2 and all(type(x) is int and 1 <= x <= 5 for x in block):
+            return str(names[(block[1] - 1) * 5 + block[0] - 1])
         return "(" + ",".join(str(x) for x in block) + ")"
     return str(block)
 
@@ -79,6 +93,8 @@ class Catalog:
     private_mark: str
     team_mark: str = ""
     variants: tuple[str, ...] = ()
+    reasons: dict[str, str] | None = None
+    events: dict[str, EventWords] | None = None
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> Catalog:
@@ -93,6 +109,11 @@ class Catalog:
             private_mark=str(data.get("private_mark", "")),
             team_mark=str(data.get("team_mark", "")),
             variants=tuple(str(k) for k in data.get("variants") or ()),
+            reasons={str(k): str(v) for k, v in (data.get("reasons") or {}).items()},
+            events={
+                str(k): {str(a): str(b) for a, b in v.items()}
+                for k, v in (data.get("events") or {}).items()
+            },
         )
 
     # --- choosing and filling a template ----------------------------------------------------------
@@ -116,7 +137,9 @@ class Catalog:
                 return yn
         return kind if kind in self.entries else None
 
-    def field(self, name: str, value: Any, names: Sequence[str]) -> str:
+    def field(
+        self, name: str, value: Any, names: Sequence[str], blocks: Sequence[str] = ()
+    ) -> str:
         if value is None:
             return ""
         if name in SEAT_FIELDS:
@@ -125,9 +148,10 @@ class Catalog:
             seats = value if isinstance(value, list) else [value]
             return ", ".join(seat_name(names, s) for s in seats) or "nobody"
         if name == "block":
-            return block_text(value)
+            return block_text(value, blocks)
         if name == "path":
-            return ARROW.join(block_text(b) for b in value) if isinstance(value, list) else ""
+            path = value if isinstance(value, list) else []
+            return ARROW.join(block_text(b, blocks) for b in path)
         words = self.values.get(name)
         if words is not None:
             key = ("true" if value else "false") if isinstance(value, bool) else value
@@ -136,7 +160,7 @@ class Catalog:
         if isinstance(value, str) and value in SUSPECT_NAMES:
             return SUSPECT_NAMES[value]
         if isinstance(value, list):
-            return ", ".join(self.field(name, v, names) or str(v) for v in value)
+            return ", ".join(self.field(name, v, names, blocks) or str(v) for v in value)
         if isinstance(value, bool):
             return "yes" if value else "no"
         if isinstance(value, dict):
@@ -149,13 +173,27 @@ class Catalog:
         names: Sequence[str] = (),
         seat: int | None = None,
         whole: bool = False,
+        blocks: Sequence[str] = (),
     ) -> str | None:
-        """``entry`` in words as ``seat`` sees it (``names``: display names per seat); None for
-        a kind the catalog does not know."""
+        """``entry`` in words as ``seat`` sees it (``names``: display names per seat;
+        ``blocks``: the city's block names, ``block_names``); None for a kind the catalog does
+        not know."""
         key = self.key(entry, seat, whole)
         if key is None:
             return None
-        return FIELD.sub(lambda m: self.field(m[1], entry.get(m[1]), names), self.entries[key])
+        return FIELD.sub(
+            lambda m: self.field(m[1], entry.get(m[1]), names, blocks), self.entries[key]
+        )
+
+    def reason(self, action: str, code: str, fallback: str = "") -> str:
+        """Why ``action`` (a command type) may not be taken now (``you.unavailable``): the
+        words of ``"ACTION CODE"``, else of ``"CODE"``, else ``fallback``."""
+        reasons = self.reasons or {}
+        return reasons.get(f"{action} {code}") or reasons.get(code) or fallback
+
+    def event(self, card: str) -> EventWords:
+        """An Event card in words: ``name``, ``asks``, ``reward``, ``while``?, ``timed``?"""
+        return dict((self.events or {}).get(card) or {"name": card})
 
     def fields(self, key: str) -> list[str]:
         """The fields a template names."""
@@ -200,12 +238,14 @@ def render(
     mark: bool = True,
     language: str = "en",
     coop: bool = False,
+    blocks: Sequence[str] = (),
 ) -> str:
     """One entry in words, with the private mark when only ``seat`` (and who else is in
     ``to``) was told all of it, the team mark when in a co-op game (``coop``) every seat of
-    ``names`` was; an unknown kind comes out as its name."""
+    ``names`` was; ``blocks``: the city's block names (``block_names(view)``), so blocks read
+    as names; an unknown kind comes out as its name."""
     text = catalog(language)
-    out = text.text(entry, names, seat, whole)
+    out = text.text(entry, names, seat, whole, blocks)
     if out is None:
         out = str(entry.get("kind"))
     team = len(names) if coop else 0

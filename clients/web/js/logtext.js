@@ -34,26 +34,50 @@ export function seatName(players, seat) {
 const SEAT_FIELDS = new Set(["seat", "target", "resolver", "lead"]);
 const SEATS_FIELDS = new Set(["contributors", "winners"]);
 
-function blockText(block) {
-  return Array.isArray(block) ? `(${block.join(",")})` : String(block);
+// The city's block names in canonical order (view.city.blocks[i].name), to word blocks by;
+// empty for a view without a city or before the layout is drawn.
+export function blockNames(view) {
+  const blocks = (view && view.city && view.city.blocks) || [];
+  const names = blocks.map((b) => (b && typeof b.name === "string" ? b.name : ""));
+  return names.length === 25 && names.every((n) => n) ? names : [];
 }
 
-function fieldText(text, name, value, players) {
+// A block [col, row] in words: its name in the city (`names`), else (col,row).
+export function blockText(block, names = []) {
+  if (!Array.isArray(block)) return String(block);
+  const ok = block.length === 2 && block.every((x) => Number.isInteger(x) && x >= 1 && x <= 5);
+  if (names.length && ok) return names[(block[1] - 1) * 5 + block[0] - 1];
+  return `(${block.join(",")})`;
+}
+
+// Why `action` (a command type) may not be taken now (you.unavailable): the catalog's words for
+// "ACTION CODE", else for "CODE", else `fallback`.
+export function reasonText(text, action, code, fallback = "") {
+  const reasons = text.reasons || {};
+  return reasons[`${action} ${code}`] || reasons[code] || fallback;
+}
+
+// An Event card in words: {name, asks, reward, while?, timed?}.
+export function eventWords(text, card) {
+  return { ...((text.events || {})[card] || { name: String(card) }) };
+}
+
+function fieldText(text, name, value, players, blocks = []) {
   if (value === undefined || value === null) return "";
   if (SEAT_FIELDS.has(name)) return seatName(players, value);
   if (SEATS_FIELDS.has(name)) {
     const names = (Array.isArray(value) ? value : [value]).map((s) => seatName(players, s));
     return names.length ? names.join(", ") : "nobody";
   }
-  if (name === "block") return blockText(value);
-  if (name === "path") return (Array.isArray(value) ? value : []).map(blockText).join(" → ");
+  if (name === "block") return blockText(value, blocks);
+  if (name === "path") return (Array.isArray(value) ? value : []).map((b) => blockText(b, blocks)).join(" → ");
   const words = (text.values || {})[name];
   if (words) {
     const key = typeof value === "boolean" ? String(value) : value;
     if (typeof key === "string" && Object.hasOwn(words, key)) return words[key];
   }
   if (typeof value === "string" && Object.hasOwn(SUSPECTS, value)) return suspectName(value);
-  if (Array.isArray(value)) return value.map((v) => fieldText(text, name, v, players) || String(v)).join(", ");
+  if (Array.isArray(value)) return value.map((v) => fieldText(text, name, v, players, blocks) || String(v)).join(", ");
   if (typeof value === "boolean") return value ? "yes" : "no";
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
@@ -94,11 +118,12 @@ export function templateKey(text, entry, seat, whole = false) {
   return Object.hasOwn(entries, kind) ? kind : null;
 }
 
-// One entry in words, or null for a kind the templates do not know.
-export function entryText(text, entry, { players = [], seat = null, whole = false } = {}) {
+// One entry in words, or null for a kind the templates do not know. `blocks`: the city's block
+// names (blockNames(view)), so blocks read as names.
+export function entryText(text, entry, { players = [], seat = null, whole = false, blocks = [] } = {}) {
   const key = templateKey(text, entry, seat, whole);
   if (key === null) return null;
-  return text.entries[key].replace(/\{([a-z_]+)\}/g, (_, name) => fieldText(text, name, entry[name], players));
+  return text.entries[key].replace(/\{([a-z_]+)\}/g, (_, name) => fieldText(text, name, entry[name], players, blocks));
 }
 
 export function isHidden(text, entry) {

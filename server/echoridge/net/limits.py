@@ -3,6 +3,7 @@ bucket that enforces its message rate."""
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -47,3 +48,7 @@ class Bucket:
             self.tokens -= 1
             return True
         return False
+
+    def wait_ms(self) -> int:
+        """Milliseconds until the bucket holds a token again (after a refused ``take``)."""
+        return max(1, math.ceil((1 - self.tokens) / self.rate * 1000))

@@ -1,8 +1,9 @@
 """The websocket server: one endpoint for the protocol (``/ws`` and ``/``), and on the same port
 plain HTTP for ``/healthz`` (the process lives), ``/readyz`` (it serves: Redis answers and it is
 not draining), ``/metrics``, the browser client (``/`` and the static files of
-``clients/web/``) and ``/api/spectators/TABLE`` (how many spectators watch a table on this node,
-as JSON, for the browser client: the protocol's views do not carry it)."""
+``clients/web/``), the documents published beside the protocol under ``/protocol/`` (SPEC.md
+§1: net/published.py) and ``/api/spectators/TABLE`` (how many spectators watch a table on this
+node, as JSON, for the browser client: the protocol's views do not carry it)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
@@ -35,6 +35,13 @@ from echoridge.net.gate import Admission, Gate, address_key
 from echoridge.net.hostcounts import HostCounts
 from echoridge.net.limits import Limits
 from echoridge.net.metrics import CONTENT_TYPE, ServerMetrics
+from echoridge.net.published import (
+    CONTENT_TYPES,
+    DOCUMENT_TYPES,
+    PREFIX,
+    StaticFiles,
+    find_published,
+)
 from echoridge.net.session import Session, peer_of
 from echoridge.tables import Node
 from echoridge.tables.quota import Requester
@@ -47,17 +54,6 @@ RESTARTING = 1012  # the close code of a drain (SPEC.md §7.2: reconnect at once
 DRAIN_SECONDS = 10.0  # a drain waits this long for the sessions to finish closing
 READY_TIMEOUT = 1.0  # seconds Redis has to answer /readyz's PING
 WEB_DIR_ENV = "ECHORIDGE_WEB_DIR"  # overrides where the browser client's files are
-CONTENT_TYPES = {
-    ".html": "text/html; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-    ".svg": "image/svg+xml",
-    ".png": "image/png",
-    ".ico": "image/x-icon",
-    ".json": "application/json",
-    ".txt": "text/plain; charset=utf-8",
-    ".webmanifest": "application/manifest+json",
-}
 _HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 _TABLE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -128,6 +124,7 @@ class GameServer:
         self.gate = Gate(admission or Admission(), metrics, host, room)
         self.sessions: set[Session] = set()
         self.web = StaticFiles(web_root if web_root is not None else find_web_root())
+        self.published = find_published()
         self._server: Server | None = None
         self._router: Router | None = None
         # websockets' settings of a connection (``serve`` and ``_adopt`` use the same):
@@ -255,6 +252,8 @@ class GameServer:
             return self.gate.admit(connection, request)
         if path.startswith("/api/spectators/"):
             return self._spectators(connection, path.removeprefix("/api/spectators/"))
+        if path.startswith(PREFIX):  # SPEC.md, the schema, the rules, ... (SPEC.md §1)
+            return self._published(connection, path)
         if path == LOG_TEXT_PATH:  # the log's wording, shared with the terminal client
             response = _respond(connection, log_text(), "application/json")
             response.headers["Cache-Control"] = "no-cache"
@@ -275,6 +274,20 @@ class GameServer:
         response.headers["Cache-Control"] = "no-cache"
         response.headers["Referrer-Policy"] = "no-referrer"
         response.headers["X-Frame-Options"] = "DENY"
+        return response
+
+    def _published(self, connection: ServerConnection, path: str) -> Response:
+        """A published document: public, so any web page may read it (CORS)."""
+        file = self.published.resolve(path)
+        try:
+            body = file.read_bytes() if file is not None else None
+        except OSError:
+            body = None
+        if file is None or body is None:
+            return _not_found(connection)
+        response = _respond(connection, body, DOCUMENT_TYPES[file.suffix])
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["Access-Control-Allow-Origin"] = "*"
         return response
 
     async def _ready(self, connection: ServerConnection) -> Response:
@@ -301,37 +314,6 @@ class GameServer:
         response = _respond(connection, body, "application/json")
         response.headers["Cache-Control"] = "no-store"
         return response
-
-
-class StaticFiles:
-    """The browser client's files under ``root``: a URL path maps to a file only if every
-    segment is a plain name (no ``..``, no dot files, no empty segment), the file is inside
-    ``root`` once symlinks are resolved, and its suffix has a known content type."""
-
-    def __init__(self, root: Path | None) -> None:
-        self.root = root.resolve() if root is not None else None
-
-    def resolve(self, url_path: str) -> Path | None:
-        if self.root is None:
-            return None
-        try:
-            path = unquote(url_path, errors="strict")
-        except UnicodeDecodeError:
-            return None
-        if path == "/":
-            path = "/index.html"
-        if not path.startswith("/") or "\\" in path or "\x00" in path:
-            return None
-        parts = path[1:].split("/")
-        if any(not p or p.startswith(".") for p in parts):
-            return None
-        try:
-            file = self.root.joinpath(*parts).resolve()
-        except (OSError, ValueError):
-            return None
-        if not file.is_relative_to(self.root) or file.suffix not in CONTENT_TYPES:
-            return None
-        return file if file.is_file() else None
 
 
 LOG_TEXT_PATH = "/logtext.en.json"

@@ -230,8 +230,10 @@ class Session(Handshake):
     def _send(self, message: m.Message) -> None:
         self.deliver(codec.encode(message, self.subprotocol))
 
-    def _error(self, code: str, message: str, request_id: str | None = None) -> None:
-        self._send(m.ErrorMessage(code=code, message=message[:1024], id=request_id))
+    def _error(
+        self, code: str, message: str, request_id: str | None = None, retry_in: int | None = None
+    ) -> None:
+        self._send(m.ErrorMessage(code, message[:1024], request_id, retry_in))
 
     # --- messages -----------------------------------------------------------------------------
 
@@ -252,19 +254,22 @@ class Session(Handshake):
                     "protocol/rate_limited",
                     "Too many messages; slow down.",
                     getattr(message, "id", None),
+                    self.bucket.wait_ms(),
                 )
                 continue
             try:
                 await self._handle(message)
             except TableError as exc:
-                self._answer_refusal(message, exc.code, exc.message)
+                self._answer_refusal(message, exc.code, exc.message, exc.retry_in)
             except StoreError:
                 self._answer_refusal(
                     message, "server/unavailable", "The server cannot reach its store."
                 )
 
-    def _refused(self, code: str, message: str, request_id: str | None) -> None:
-        self._error(code, message, request_id)
+    def _refused(
+        self, code: str, message: str, request_id: str | None, retry_in: int | None = None
+    ) -> None:
+        self._error(code, message, request_id, retry_in)
         now = time.monotonic()
         self.refusals.append(now)
         while self.refusals and now - self.refusals[0] > 60:
@@ -272,16 +277,20 @@ class Session(Handshake):
         if len(self.refusals) > REFUSALS_ALLOWED:
             self.close(4029 if code == "protocol/rate_limited" else 1008, code)
 
-    def _answer_refusal(self, message: m.Message, code: str, text: str) -> None:
+    def _answer_refusal(
+        self, message: m.Message, code: str, text: str, retry_in: int | None = None
+    ) -> None:
         request_id = getattr(message, "id", None)
         answered = (
             m.Leave | m.Start | m.AddBot | m.RemovePlayer | m.CloseTable | m.SendCommand | m.Say
             | m.ChatOptions
         )
         if isinstance(message, answered):
-            self._send(m.Result(id=message.id, outcome="rejected", code=code, message=text))
+            self._send(
+                m.Result(message.id, "rejected", code=code, message=text, retry_in=retry_in)
+            )
         else:
-            self._error(code, text, request_id)
+            self._error(code, text, request_id, retry_in)
 
     async def _handle(self, message: m.Message) -> None:
         match message:

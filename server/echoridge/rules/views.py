@@ -14,10 +14,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from echoridge.rules.board import BLOCKS
-from echoridge.rules.data import CLUES_NEEDED, COLORS, EVENT_LINES, EVIDENCE_ORDER, HQ, SUSPECTS
+from echoridge.rules.data import (
+    CLUES_NEEDED,
+    COLORS,
+    EVENT_LINES,
+    EVIDENCE_ORDER,
+    HQ,
+    RESULT_EXPLAINED,
+    SUSPECTS,
+)
 from echoridge.rules.decisions import ChooseDiscard, ChooseSlot, Decision
 from echoridge.rules.errors import RulesError
-from echoridge.rules.legal import legal_actions, seat_controls
+from echoridge.rules.flow import decided_by
+from echoridge.rules.legal import Options, options, seat_controls
 from echoridge.rules.model import ClueKind, ClueToken, Place, State, Status
 from echoridge.rules.proofs import private_proofs, proof, public_proofs, setup_items
 from echoridge.rules.queries import (
@@ -353,11 +362,15 @@ def _you(state: State, seat: int, cache: ViewCache) -> dict[str, Any]:
         state.handed_self,
         state.rules,
     )  # everything seats.check_seat_command reads
-    # SPEC §6.1: ``legal`` is what the seat may send now, so nothing while the server plays it
-    legal = () if played_by_server(state, seat) else legal_actions(state, seat)
+    # SPEC §6.1: ``legal`` is what the seat may send now, so nothing while the server plays it;
+    # beside it each command's hours, and why the actions it may not take now are missing
+    now = Options() if played_by_server(state, seat) else options(state, seat)
+    unavailable = [{"type": kind, "code": code} for kind, code in now.unavailable]
     return {
         **mine,
-        "legal": cache.intern(("legal", seat), cache.legal(seat, legal)),
+        "legal": cache.intern(("legal", seat), cache.legal(seat, now.legal)),
+        "hours": cache.intern(("hours", seat), list(now.hours)),
+        "unavailable": cache.intern(("unavailable", seat), unavailable),
         "controls": cache.memo(
             ("controls", seat),
             controls_key,
@@ -413,11 +426,13 @@ def _team(state: State) -> dict[str, Any]:
 
 
 def _result(state: State) -> dict[str, Any]:
+    explained = state.rules >= RESULT_EXPLAINED and not coop(state)  # (older games: nil)
     return {
         "murderer": state.murderer,
         "accusations": [p.accusation for p in state.players],
         "winners": list(state.winners),
         "team_accusation": state.team_accusation,
+        "decided_by": decided_by(state) if explained else None,
     }
 
 

@@ -21,6 +21,7 @@ kind and the length only.
 
 from __future__ import annotations
 
+import math
 import secrets
 import time
 import weakref
@@ -182,6 +183,7 @@ class TableChat:
                     "chat/rate_limited",
                     f"At most {RATE.lines} chat lines every {RATE.seconds:g} seconds; "
                     f"wait {max(1, round(exc.wait))} s.",
+                    retry_in=max(1, math.ceil(exc.wait * 1000)),
                 ) from None
         except TableError as exc:
             log.info("chat refused", table=self.table, channel=channel, sender=kind, code=exc.code)

@@ -95,6 +95,7 @@ async def reserve(quotas: Quotas, limits: LobbyLimits, who: Requester | None, ta
                 "table/rate_limited",
                 f"At most {limits.tables_per_minute} tables a minute from one address; "
                 f"try again in {max(1, -(-ms // 1000))} s.",
+                retry_in=max(1, ms),
             )
         case TooMany(waiting=n):
             raise TableError(
