@@ -1,19 +1,30 @@
-"""The soak run (``make soak``): two ``echo-ridge serve`` processes on one Redis (appendfsync
-always), 20 tables of remote random bots (4 seats and a spectator each, the seats of a table
-spread over both servers) playing game after game for ``--minutes`` (10), with:
+"""The soak run (``make soak``; ``SOAK_ARGS`` passes options): does a server's memory stay flat
+over hours of games?  Two ``echo-ridge serve`` processes on one Redis (appendfsync always), on
+127.0.0.1, and ``--tables`` (6) tables of remote bots (``--bot``, greedy; 4 seats and a
+spectator each, the seats of a table spread over both servers) playing game after game for
+``--minutes`` (120), with random client disconnects (a seat's connection dropped without a
+close every few seconds; it reconnects and resumes, on the other server if need be).  With
+``--kills``: one ``kill -9`` of a server a third of the way in (started again on its port 2 s
+later) and one of Redis two thirds of the way in (started again on its data 3 s later).
 
-- random client disconnects (a seat's connection dropped without a close, every few seconds;
-  it reconnects and resumes, on the other server if need be);
-- one ``kill -9`` of a server a third of the way in (started again on its port 2 s later: its
-  seats fail over to the other server and back);
-- one ``kill -9`` of Redis two thirds of the way in (started again on its data 3 s later).
+Every ``--sample`` seconds (10) the report samples each process's RSS and open descriptors and
+the games played so far.  Per server process (per life, with ``--kills``) it gives the RSS
+after the warm-up (the first ``--warmup`` minutes of its life: 10% of the run, 5 minutes at
+most, so that it ends well before the server's first full collection at 15 minutes, serve.py:
+garbage that waits for that pass shows as growth), at the end, the largest after the warm-up,
+the growth per game (least squares over the samples after the warm-up) and per hour, and
+whether it is flat: never more than 10% above its after-warm-up value.  Redis's memory is
+reported beside them (it keeps the archived games, so it grows with them by design).  Every
+sample is kept in ``samples.json`` in the run's directory (``work`` in the report).  Every game
+must finish, its transcript verify (engine replay), and every command the server acknowledged
+to a seat be in the transcript (lost = 0).
 
-At the end every game must have finished, its transcript verified (engine replay), and every
-command the server acknowledged to a seat must be in the transcript at its version (lost = 0).
-The servers' RSS and open file descriptors are sampled every 10 s; the report gives them after
-the warm-up (the first ``--warmup`` minutes, 2) and at the end, per server process.  Prints one
-JSON line and a summary; exit status 1 if a game failed or a command was lost (never on time).
-Usage: python bench/soak.py [--minutes M] [--tables N] [--warmup M]
+Bounded: no game starts after ``--minutes`` (or once ``--games`` have started), a game has 15
+minutes at most; SIGINT or SIGTERM ends it early (no game starts any more; a second one cancels
+the games in play).  Prints one JSON line (stdout) and a summary (stderr); exit status 1 if a
+game failed, a command was lost, or a server's RSS was not flat (never on time).
+Usage: python bench/soak.py [--minutes M] [--tables N] [--warmup M] [--games N] [--bot B]
+       [--kills] [--sample S]
 """
 
 from __future__ import annotations
@@ -38,7 +49,7 @@ from echoridge.transcript import replay
 from echoridge_client.botsessions import BotSeat, BotSpectator, Stats
 from echoridge_client.errors import ClientError
 from echoridge_client.lobby import Lobby
-from echoridge_client.policies import RandomPolicy
+from echoridge_client.policies import GreedyPolicy, Policy, RandomPolicy
 from echoridge_client.session import TableSession
 from echoridge_client.transcripts import fetch_transcript, unacknowledged, verify
 
@@ -46,6 +57,13 @@ READY = "echo-ridge: serving on"
 SAMPLE_SECONDS = 10.0
 THINK = 0.25  # seconds a seat thinks before a command, on average
 DISCONNECT_EVERY = 3.0  # seconds between two dropped client connections, on average
+GAME_SECONDS = 900.0  # a game that takes longer fails (the bots play one in a minute or so)
+WARMUP = 5.0  # minutes of warm-up at most (the first full collection comes at 15)
+FLAT = 0.10  # flat: the RSS never more than this fraction above its value after the warm-up
+POLICIES: dict[str, type[RandomPolicy] | type[GreedyPolicy]] = {
+    "random": RandomPolicy,
+    "greedy": GreedyPolicy,
+}
 
 
 # --- processes -----------------------------------------------------------------------------------
@@ -97,7 +115,8 @@ class Process:
             except subprocess.TimeoutExpired:
                 self.kill()
 
-    def sample(self, at: float) -> None:
+    def sample(self, at: float, games: int) -> None:
+        """Note (seconds into the run, RSS KiB, open fds, games played so far)."""
         if self.process is None or self.process.poll() is not None:
             return
         pid = self.process.pid
@@ -105,7 +124,7 @@ class Process:
             status = Path(f"/proc/{pid}/status").read_text()
             rss = next(int(x.split()[1]) for x in status.splitlines() if x.startswith("VmRSS"))
             fds = len(os.listdir(f"/proc/{pid}/fd"))
-            self.lives[-1]["samples"].append((round(at, 1), rss, fds))
+            self.lives[-1]["samples"].append((round(at, 1), rss, fds, games))
 
 
 def _answers(port: int) -> bool:
@@ -153,12 +172,38 @@ class Game:
     error: str | None = None
 
 
-async def play_game(
-    urls: list[str], index: int, stats: Stats, rng: random.Random, live: set[BotSeat]
-) -> Game:
+@dataclass
+class Run:
+    """What the table slots share: the servers' URLs, the policy, the counts, the limits."""
+
+    urls: list[str]
+    policy: type[RandomPolicy] | type[GreedyPolicy]
+    until: float  # (monotonic) no game starts after this
+    max_games: int  # no game starts once this many have (0: no cap)
+    stats: Stats = field(default_factory=Stats)
+    games: list[Game] = field(default_factory=list)  # every game ended, in order
+    started: int = 0
+    live: set[BotSeat] = field(default_factory=set)  # seats in play (for the disconnects)
+
+    def stop(self, soak: asyncio.Task[Any]) -> None:
+        """SIGINT or SIGTERM: start no more games (those in play end, then the report); a
+        second one cancels ``soak`` (the processes are stopped, no report)."""
+        if self.until > time.monotonic():
+            self.until = time.monotonic()
+        else:
+            soak.cancel()
+
+    def may_start(self) -> bool:
+        if time.monotonic() >= self.until:
+            return False
+        return not self.max_games or self.started < self.max_games
+
+
+async def play_game(run: Run, index: int, rng: random.Random) -> Game:
     """One table: 4 seats (alternating between the servers) and a spectator, to the end.  An
     error before the start raises (the setup met an outage: lobby requests that are not safe
     to repeat are not retried); after it, it is the game's."""
+    urls, stats = run.urls, run.stats
     lobby = await _lobby(urls, rng)
     seats: list[BotSeat] = []
     spectator: BotSpectator | None = None
@@ -178,10 +223,11 @@ async def play_game(
         if started.outcome != "accepted":
             raise ClientError(f"start refused: {started.code}")
         game = Game(table)
-        live.update(seats)
+        run.live.update(seats)
         try:
-            async with asyncio.timeout(900):
-                await asyncio.gather(*(s.play(RandomPolicy(rng.randbytes(8))) for s in seats))
+            async with asyncio.timeout(GAME_SECONDS):
+                policies: list[Policy] = [run.policy(rng.randbytes(8)) for _ in seats]
+                await asyncio.gather(*(s.play(p) for s, p in zip(seats, policies, strict=True)))
                 await watcher.wait(lambda: watcher.over)
             game.finished = True
             await lobby.close()  # (its server may have been killed since: use one that answers)
@@ -198,7 +244,7 @@ async def play_game(
             game.error = f"{type(exc).__name__}: {exc}"
         return game
     finally:
-        live.difference_update(seats)
+        run.live.difference_update(seats)
         sessions: list[TableSession] = [*seats, *([spectator] if spectator else [])]
         for session in sessions:
             stats.reconnects += session.reconnects
@@ -216,30 +262,28 @@ async def _lobby(urls: list[str], rng: random.Random) -> Lobby:
     raise ClientError("no server answers")
 
 
-async def table_loop(
-    urls: list[str], index: int, until: float, stats: Stats, games: list[Game], live: set[BotSeat]
-) -> None:
-    """Game after game at one table slot until ``until`` (the last one is played out)."""
+async def table_loop(run: Run, index: int) -> None:
+    """Game after game at one table slot while the run may start games (the last one is
+    played out)."""
     rng = random.Random(index)
-    while time.monotonic() < until:
+    while run.may_start():
+        run.started += 1
         try:
-            games.append(await play_game(urls, index, stats, rng, live))
+            run.games.append(await play_game(run, index, rng))
         except Exception as exc:  # a setup that met an outage: counted, and the slot goes on
-            if time.monotonic() >= until:
-                break
-            games.append(Game("?", error=f"setup: {type(exc).__name__}: {exc}"))
+            run.games.append(Game("?", error=f"setup: {type(exc).__name__}: {exc}"))
             await asyncio.sleep(1)
 
 
 # --- the run -------------------------------------------------------------------------------------
 
 
-async def disconnects(until: float, rng: random.Random, live: set[BotSeat]) -> int:
+async def disconnects(run: Run, rng: random.Random) -> int:
     """Drop a random seat's connection (no close frame) every few seconds; how many."""
     dropped = 0
-    while time.monotonic() < until:
+    while run.may_start():
         await asyncio.sleep(rng.expovariate(1 / DISCONNECT_EVERY))
-        seats = sorted((s for s in live if s.connection and not s.over), key=id)
+        seats = sorted((s for s in run.live if s.connection and not s.over), key=id)
         if seats:
             connection = rng.choice(seats).connection
             assert connection is not None
@@ -258,23 +302,28 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     servers = [server_process(work, name, url) for name in ("server-a", "server-b")]
     for server in servers:
         server.start(READY)
-    urls = [f"ws://127.0.0.1:{s.port}/ws" for s in servers]
     processes = [*servers, redis]
     began = time.monotonic()
     seconds = args.minutes * 60
-    until = began + seconds
-    stats = Stats()
-    games: list[Game] = []
+    run = Run(
+        [f"ws://127.0.0.1:{s.port}/ws" for s in servers],
+        POLICIES[args.bot],
+        began + seconds,
+        args.games,
+    )
     events: list[str] = []
+
+    def sample() -> None:
+        for p in processes:
+            p.sample(time.monotonic() - began, len(run.games))
 
     async def sampler() -> None:
         while True:
-            for p in processes:
-                p.sample(time.monotonic() - began)
-            await asyncio.sleep(SAMPLE_SECONDS)
+            sample()
+            await asyncio.sleep(args.sample)
 
     async def outages() -> None:
-        if args.no_kills:
+        if not args.kills:
             return
         await asyncio.sleep(seconds / 3)
         servers[1].kill()
@@ -287,30 +336,44 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         await asyncio.sleep(3)
         redis.start()
 
+    loop, this = asyncio.get_running_loop(), asyncio.current_task()
+    assert this is not None
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, run.stop, this)
     sampling = asyncio.create_task(sampler())
     breaking = asyncio.create_task(outages())
-    live: set[BotSeat] = set()
-    dropping = asyncio.create_task(disconnects(until, random.Random(99), live))
+    dropping = asyncio.create_task(disconnects(run, random.Random(99)))
     try:
-        loops = (table_loop(urls, i, until, stats, games, live) for i in range(args.tables))
-        await asyncio.gather(*loops)
-        await breaking
-        dropped = await dropping
-        for p in processes:
-            p.sample(time.monotonic() - began)
+        await asyncio.gather(*(table_loop(run, i) for i in range(args.tables)))
+        breaking.cancel()
+        dropping.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await breaking
+        dropped = 0
+        with contextlib.suppress(asyncio.CancelledError):
+            dropped = await dropping
+        sample()
     finally:
         sampling.cancel()
         for p in processes:
             p.stop()
-    played = [g for g in games if g.table != "?"]
+    warmup = (args.warmup if args.warmup is not None else min(args.minutes / 10, WARMUP)) * 60
+    samples = {p.name: p.lives for p in processes}
+    (work / "samples.json").write_text(json.dumps(samples))  # (seconds, RSS KiB, fds, games)
+    played = [g for g in run.games if g.table != "?"]
+    stats = run.stats
     return {
         "minutes": round((time.monotonic() - began) / 60, 1),
         "tables": args.tables,
+        "bot": args.bot,
+        "kills": args.kills,
+        "warmup_minutes": round(warmup / 60, 1),
         "games": len(played),
         "finished": sum(g.finished for g in played),
         "verified": sum(g.verified for g in played),
-        "failed_setups": len(games) - len(played),
-        "errors": [f"{g.table}: {g.error}" for g in games if g.error][:10],
+        "failed_setups": len(run.games) - len(played),
+        "errors": [f"{g.table}: {g.error}" for g in run.games if g.error][:10],
+        "error_count": sum(1 for g in run.games if g.error),
         "acknowledged": sum(g.acknowledged for g in played),
         "lost": sum(g.lost for g in played),
         "commands": stats.commands,
@@ -318,59 +381,115 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "reconnects": stats.reconnects,
         "dropped_connections": dropped,
         "events": events,
-        "servers": {p.name: _flatness(p, args.warmup * 60) for p in processes},
+        "servers": {p.name: memory(p, warmup) for p in servers},
+        "redis": memory(redis, warmup),
         "work": str(work),
     }
 
 
-def _flatness(process: Process, warmup: float) -> list[dict[str, Any]]:
-    """Per life of the process: RSS (KiB) and open fds at warm-up's end and at the end."""
+def memory(process: Process, warmup: float) -> list[dict[str, Any]]:
+    """Per life of the process: its RSS (KiB) and open fds after the warm-up (``warmup``
+    seconds into the life) and at the end; the largest RSS after the warm-up and in all; the
+    growth per game (least squares over the samples after the warm-up) and per hour; flat:
+    never more than ``FLAT`` above the value after the warm-up.  A life that ended before its
+    warm-up did is reported, with no verdict (``flat``: None)."""
     out = []
     for life in process.lives:
         samples = life["samples"]
         if not samples:
             continue
-        start = samples[0][0]
-        warm = next((s for s in samples if s[0] - start >= warmup), samples[-1])
-        out.append({
-            "pid": life["pid"], "from_s": start, "to_s": samples[-1][0],
-            "rss_kib_after_warmup": warm[1], "rss_kib_end": samples[-1][1],
-            "rss_kib_max": max(s[1] for s in samples),
-            "fds_after_warmup": warm[2], "fds_end": samples[-1][2],
-            "rss_kib_by_minute": [s[1] for s in samples[:: max(1, int(60 / SAMPLE_SECONDS))]],
-        })  # fmt: skip
+        start, end = samples[0][0], samples[-1][0]
+        after = [s for s in samples if s[0] - start >= warmup]
+        report: dict[str, Any] = {
+            "pid": life["pid"], "from_s": start, "to_s": end,
+            "rss_kib_start": samples[0][1], "rss_kib_end": samples[-1][1],
+            "rss_kib_max": max(s[1] for s in samples), "fds_end": samples[-1][2],
+            "rss_kib_by_5_minutes": list({(s[0] - start) // 300: s[1] for s in samples}.values()),
+        }  # fmt: skip
+        if len(after) >= 2:
+            warm = after[0]
+            games = after[-1][3] - warm[3]
+            hours = (after[-1][0] - warm[0]) / 3600
+            per_hour = round((after[-1][1] - warm[1]) / hours, 1) if hours else None
+            report.update({
+                "rss_kib_after_warmup": warm[1],
+                "rss_kib_max_after_warmup": max(s[1] for s in after),
+                "fds_after_warmup": warm[2],
+                "games_after_warmup": games,
+                "growth_kib_per_game": _slope([(s[3], s[1]) for s in after]),
+                "growth_kib_per_hour": per_hour,
+                "growth_after_warmup": round(max(s[1] for s in after) / warm[1] - 1, 4),
+            })  # fmt: skip
+            report["flat"] = report["growth_after_warmup"] <= FLAT
+        else:
+            report["flat"] = None
+        out.append(report)
     return out
+
+
+def _slope(points: list[tuple[int, int]]) -> float | None:
+    """Least-squares slope of y over x (None if every x is the same)."""
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    var = sum((x - mx) ** 2 for x, _ in points)
+    if not var:
+        return None
+    return round(sum((x - mx) * (y - my) for x, y in points) / var, 2)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minutes", type=float, default=10.0)
-    parser.add_argument("--tables", type=int, default=20)
-    parser.add_argument("--warmup", type=float, default=2.0, help="minutes")
-    parser.add_argument("--no-kills", action="store_true", help="no server or Redis kill")
+    parser.add_argument("--minutes", type=float, default=120.0, help="of games (default 120)")
+    parser.add_argument("--tables", type=int, default=6, help="tables in play at once (6)")
+    parser.add_argument(
+        "--warmup", type=float, default=None, help="minutes (default: 10%% of --minutes, 5 at most)"
+    )
+    parser.add_argument("--games", type=int, default=0, help="start at most this many (0: any)")
+    parser.add_argument("--bot", choices=sorted(POLICIES), default="greedy")
+    parser.add_argument("--sample", type=float, default=SAMPLE_SECONDS, help="seconds (10)")
+    parser.add_argument("--kills", action="store_true", help="kill -9 a server, then Redis")
     args = parser.parse_args()
+    if args.minutes <= 0 or args.tables < 1 or args.games < 0 or args.sample <= 0:
+        parser.error("--minutes, --tables and --sample are positive; --games is 0 or more")
     report = asyncio.run(soak(args))
-    print(json.dumps(report, sort_keys=True))
+    print(json.dumps(report, sort_keys=True), flush=True)
+    lives = [life for lives in report["servers"].values() for life in lives]
+    flat = all(life["flat"] is not False for life in lives) and any(life["flat"] for life in lives)
     good = (
         report["games"] > 0
         and report["games"] == report["finished"] == report["verified"]
         and report["lost"] == 0
+        and flat
     )
-    print(
-        f"soak: {report['games']} games, {report['finished']} finished, {report['verified']} "
-        f"verified, {report['lost']} acknowledged commands lost of {report['acknowledged']}; "
+    say = sys.stderr.write
+    say(
+        f"soak: {report['minutes']} min, {report['tables']} tables at a time ({report['bot']} "
+        f"bots): {report['games']} games, {report['finished']} finished, {report['verified']} "
+        f"verified, {report['error_count']} errors, {report['failed_setups']} failed setups; "
+        f"{report['lost']} acknowledged commands lost of {report['acknowledged']}; "
         f"{report['dropped_connections']} connections dropped, {report['reconnects']} "
-        f"reconnects, {report['retries']} retries; {'; '.join(report['events'])}",
-        file=sys.stderr,
+        f"reconnects, {report['retries']} retries; {'; '.join(report['events']) or 'no kills'}\n"
     )
-    for name, lives in report["servers"].items():
+    for name, lives in [*report["servers"].items(), ("redis", report["redis"])]:
         for life in lives:
-            print(
-                f"  {name} pid {life['pid']} ({life['from_s']}-{life['to_s']} s): RSS "
-                f"{life['rss_kib_after_warmup']} -> {life['rss_kib_end']} KiB, fds "
-                f"{life['fds_after_warmup']} -> {life['fds_end']}",
-                file=sys.stderr,
+            say(f"  {name} pid {life['pid']} ({life['from_s']}-{life['to_s']} s): ")
+            if life["flat"] is None:
+                say(f"RSS {life['rss_kib_start']} -> {life['rss_kib_end']} KiB (no warm-up)\n")
+                continue
+            say(
+                f"RSS after the warm-up ({report['warmup_minutes']} min) "
+                f"{life['rss_kib_after_warmup']} KiB, end {life['rss_kib_end']}, max after "
+                f"the warm-up {life['rss_kib_max_after_warmup']} "
+                f"({life['growth_after_warmup']:+.1%}), max {life['rss_kib_max']}; "
+                f"{life['growth_kib_per_game']} KiB/game over {life['games_after_warmup']} "
+                f"games, {life['growth_kib_per_hour']} KiB/h; fds {life['fds_after_warmup']} "
+                f"-> {life['fds_end']}"
+                + ("" if name == "redis" else f"; {'flat' if life['flat'] else 'NOT flat'}")
+                + "\n"
             )
+    say(f"soak: {'ok' if good else 'FAILED'} (RSS {'flat' if flat else 'NOT flat'} within "
+        f"{FLAT:.0%} after the warm-up)\n")  # fmt: skip
     return 0 if good else 1
 
 

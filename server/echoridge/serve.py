@@ -210,9 +210,10 @@ async def collect_fully(every: float = FULL_GC_SECONDS) -> None:
     a node keeps (about 0.9 M at 200 live tables: states, logs, views) and stops the event loop
     for as long (0.5 s there), so ``GC_THRESHOLDS`` never starts one: the young generations are
     collected as CPython does by default (pauses of a few ms), and what survives them waits in
-    the oldest generation.  Most garbage never needs the collector (reference counting frees
-    it; a reaped runner drops its history and views itself); what dies in a cycle (a closed
-    connection's websockets objects, the exceptions that ended its tasks) waits for this pass."""
+    the oldest generation.  What dies in a cycle waits for this pass, up to ``every`` seconds,
+    and the memory it frees then is not given back (issue 24.12), so nothing a game leaves may
+    be a cycle: a closed connection, its session and a reaped runner are freed by reference
+    counting (tests/net/test_freed.py; docs/server.md, "Memory over time")."""
     while True:
         await asyncio.sleep(every)
         gc.collect()

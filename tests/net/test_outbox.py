@@ -16,16 +16,13 @@ async def test_frames_come_out_in_order_then_the_close() -> None:
 
 
 async def test_overflow_drops_the_backlog_and_asks_for_a_resync() -> None:
-    overflows = []
-    box = Outbox(limit=3, on_overflow=lambda: overflows.append(1))
-    for i in range(3):
-        box.put(f"f{i}")
-    box.put("f3")  # the fourth frame while three wait: too far behind
-    assert overflows == [1]
+    box = Outbox(limit=3)
+    assert [box.put(f"f{i}") for i in range(3)] == [False, False, False]
+    assert box.put("f3")  # the fourth frame while three wait: too far behind
     assert box.closing == (RESYNC, "resync: too far behind", True)
     assert await box.get() == (RESYNC, "resync: too far behind", True)
-    box.put("f4")
-    assert len(box) == 0 and overflows == [1]
+    assert not box.put("f4")  # (overflowed once: it is closing)
+    assert len(box) == 0
 
 
 async def test_a_drop_close_replaces_the_queue_and_a_second_close_is_ignored() -> None:

@@ -58,14 +58,42 @@ _HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 _TABLE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
-def select_subprotocol(
-    connection: ServerConnection, offered: Sequence[Subprotocol]
-) -> Subprotocol | None:
+def pick_subprotocol(offered: Sequence[Subprotocol]) -> Subprotocol:
     """The first subprotocol the client offers that we speak (SPEC.md §2.1), else HTTP 400."""
     for name in offered:
         if name in m.SUBPROTOCOLS:
             return name
     raise NegotiationError("offer echoridge.v2.msgpack or echoridge.v2.json")
+
+
+def select_subprotocol(
+    connection: ServerConnection, offered: Sequence[Subprotocol]
+) -> Subprotocol | None:
+    """``pick_subprotocol`` as ``serve()`` calls it."""
+    return pick_subprotocol(offered)
+
+
+def _protocol_select(
+    protocol: ServerProtocol, offered: Sequence[Subprotocol]
+) -> Subprotocol | None:
+    """``pick_subprotocol`` as a sans-I/O protocol calls it (``_adopt``), with no closure over
+    the connection, which would make a cycle of it (see ``Connection``)."""
+    return pick_subprotocol(offered)
+
+
+class Connection(ServerConnection):
+    """websockets' connection, freed by reference counting once closed.
+
+    ``serve()`` gives each connection's sans-I/O protocol a closure over the connection for
+    ``select_subprotocol``: connection -> protocol -> closure -> connection, a cycle that would
+    keep every closed connection (its transport, buffers, request, and the session that ran on
+    it) until a full collection, which serve.py makes rare (``collect_fully``): about 10 kB a
+    connection.  Once the TCP connection is lost the handshake is long over: drop the closure.
+    """
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        vars(self.protocol).pop("select_subprotocol", None)  # (the class's method again)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +134,7 @@ class GameServer:
             "max_size": self.limits.max_frame_bytes,
             "ping_interval": None,  # the session's own keepalive (SPEC.md §2.4)
             "compression": None,
+            "create_connection": Connection,
         }
         self.draining = False  # stopping: /readyz says 503, sessions are being closed
         self._adopting: set[asyncio.Task[None]] = set()
@@ -158,19 +187,13 @@ class GameServer:
         options = self._ws
 
         def connection() -> ServerConnection:
-            def choose(
-                protocol: ServerProtocol, offered: Sequence[Subprotocol]
-            ) -> Subprotocol | None:
-                return select_subprotocol(ws, offered)
-
             protocol = ServerProtocol(
                 subprotocols=options["subprotocols"],
-                select_subprotocol=choose,
+                select_subprotocol=_protocol_select,
                 max_size=options["max_size"],
                 logger=server.logger,
             )
-            ws = ServerConnection(protocol, server, ping_interval=options["ping_interval"])
-            return ws
+            return Connection(protocol, server, ping_interval=options["ping_interval"])
 
         async def adopt() -> None:
             loop = asyncio.get_running_loop()

@@ -59,7 +59,7 @@ class Session(Handshake):
         self.limits = limits
         self.metrics = metrics
         self.subprotocol = str(ws.subprotocol)
-        self.outbox = Outbox(limits.outbox, self._overflowed)
+        self.outbox = Outbox(limits.outbox)
         self.kind = "handshake"
         self.table: str | None = None
         self.seat: int | None = None
@@ -97,8 +97,8 @@ class Session(Handshake):
             ):  # (broadcast() skips a connection that is no longer open)
                 now.append(ws)
                 metrics = session.metrics
-            else:
-                outbox.put(frame)
+            elif outbox.put(frame):
+                session._overflowed()
         if now:
             broadcast(now, frame)
             if metrics is not None:

@@ -251,13 +251,11 @@ class ChatFollower:
     async def _loop(self) -> None:
         failures = 0
         while not self._stopping:
-            streams: dict[Any, Any] = {self._wake_key: self._wake_id}
-            for table, followed in self._tables.items():
-                for channel in CHANNELS:
-                    streams[key(table, channel)] = f"0-{followed.after.get(channel, 0)}"
             try:
                 async with redis_errors("following chat"):
-                    reply = await self._reader.xread(streams, count=BATCH, block=self._block_ms)
+                    reply = await self._reader.xread(
+                        self._streams(), count=BATCH, block=self._block_ms
+                    )
                 failures = 0
             except StoreUnavailable:
                 await asyncio.sleep(RETRY[min(failures, len(RETRY) - 1)])
@@ -271,6 +269,16 @@ class ChatFollower:
                     self._wake_id = _text(rows[-1][0]) if rows else self._wake_id
                     continue
                 self._take(name, rows)
+
+    def _streams(self) -> dict[Any, Any]:
+        """What to read: the wake stream and every followed table's channels, each after the
+        last entry read.  (A function of its own: a loop variable left in ``_loop``'s frame
+        would hold a table unfollowed meanwhile for as long as the XREAD blocks.)"""
+        streams: dict[Any, Any] = {self._wake_key: self._wake_id}
+        for table, followed in self._tables.items():
+            for channel in CHANNELS:
+                streams[key(table, channel)] = f"0-{followed.after.get(channel, 0)}"
+        return streams
 
     def _take(self, name: str, rows: list[Any]) -> None:
         """Hand the lines of one chat stream's ``rows`` (as XREAD gives them) to their table."""

@@ -9,6 +9,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis import exceptions as rexc
 from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.maint_notifications import MaintNotificationsConfig
 
 from echoridge.store import scripts
 from echoridge.store.errors import RedisMisconfigured, StoreUnavailable
@@ -30,6 +31,17 @@ POOL_CONNECTIONS = 512  # at most this many Redis connections per client (one pe
 POOL_WAIT = 10.0  # seconds a call waits for a free connection before it fails
 
 
+def connection_options() -> dict[str, Any]:
+    """What redis-py sends on each new connection, beyond HELLO: nothing.  By default it also
+    sends CLIENT SETINFO (twice: a Redis before 7.2 refuses it, and the bundled one is 6.2) and
+    CLIENT MAINT_NOTIFICATIONS (maintenance notices, which Redis Cloud and Software give); redis-py
+    ignores a refusal, but each leaves a reference cycle (the error, its traceback, the frame that
+    holds the error) holding the task that happened to open the connection, and everything that
+    task holds (a session, a table's runner), until a full collection, which serve.py makes
+    rare.  A pool opens connections as it grows and after every cancelled call."""
+    return {"driver_info": None, "maint_notifications_config": MaintNotificationsConfig(False)}
+
+
 def is_cluster(url: str) -> bool:
     """``redis+cluster://host:port,host:port,...``: a Redis Cluster, by some of its nodes."""
     return url.startswith(CLUSTER_SCHEME)
@@ -46,7 +58,8 @@ def cluster_client(url: str, **options: Any) -> RedisCluster:
             raise ValueError(f"a cluster URL lists host:port pairs: {url!r}")
         nodes.append(ClusterNode(host.strip("[]"), int(port)))
     return RedisCluster(
-        startup_nodes=nodes, **{"max_connections": POOL_CONNECTIONS, **options}
+        startup_nodes=nodes,
+        **{"max_connections": POOL_CONNECTIONS, **connection_options(), **options},
     )
 
 
@@ -57,7 +70,13 @@ def client(url: str, **options: Any) -> Redis:
     (redis-py's default pool fails such a call at once, and caps itself at 100 connections,
     which a busy node reaches).  ``?max_connections=N&timeout=S`` in the URL override both."""
     pool = aioredis.BlockingConnectionPool.from_url(
-        url, **{"max_connections": POOL_CONNECTIONS, "timeout": POOL_WAIT, **options}
+        url,
+        **{
+            "max_connections": POOL_CONNECTIONS,
+            "timeout": POOL_WAIT,
+            **connection_options(),
+            **options,
+        },
     )
     return aioredis.Redis.from_pool(pool)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import secrets
 import time
+import weakref
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import replace
@@ -79,10 +80,12 @@ def wire(line: StoredLine) -> m.ChatLine:
 
 
 class TableChat:
-    """The chat of one ``TableRunner`` (it reads the runner's groups and versions)."""
+    """The chat of one ``TableRunner`` (it reads the runner's groups and versions).  It holds
+    its runner weakly: the runner owns it, and a back reference would make the two a cycle
+    that outlives the runner's reaping until a full collection (serve.py)."""
 
     def __init__(self, runner: Any) -> None:
-        self.runner = runner
+        self.runner = weakref.proxy(runner)
         self.table: str = runner.table
         self.store = runner.node.storage.chat
         self.follower = runner.node.storage.chat_follower

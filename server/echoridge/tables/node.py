@@ -85,17 +85,22 @@ class Node:
 
     def _keep(self, table: str, seconds: float = IDLE_RUNNER_SECONDS) -> None:
         """(Re)arm the reaper that closes an idle runner."""
-        handle = self._reapers.pop(table, None)
-        if handle is not None:
-            handle.cancel()
+        self._unkeep(table)
         loop = asyncio.get_running_loop()
         self._reapers[table] = loop.call_later(
             seconds, lambda: loop.create_task(self._reap(table))
         )
 
+    def _unkeep(self, table: str) -> None:
+        """Forget a table's reaper (there is one while its runner is in ``runners``)."""
+        handle = self._reapers.pop(table, None)
+        if handle is not None:
+            handle.cancel()
+
     async def _reap(self, table: str) -> None:
         runner = self.runners.get(table)
-        if runner is None:
+        if runner is None:  # (closed otherwise meanwhile)
+            self._unkeep(table)
             return
         if runner.sessions:
             self._keep(table)
@@ -200,6 +205,7 @@ class Node:
         """A table was closed before its start (by its creator, or expired): its sessions on
         this node are closed (4004) and its runner with them."""
         runner = self.runners.pop(table, None)
+        self._unkeep(table)
         if runner is not None:
             runner.table_closed()
             await runner.close()

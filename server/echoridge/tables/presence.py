@@ -79,8 +79,13 @@ class TablePresence:
             sink.deliver(self.current(sink.subprotocol))
 
     async def close(self) -> None:
+        """Stop publishing; forget the task (its CancelledError holds the frames that hold
+        this object) and the callback (its runner's: a cycle), so that a closed runner and
+        its presence are freed by reference counting."""
         if self._task is not None:
             await cancel_and_wait(self._task)
+            self._task = None
+        self.on_change = None
 
     async def _run(self) -> None:
         while True:

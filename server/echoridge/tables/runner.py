@@ -149,13 +149,16 @@ class TableRunner(Viewers, ServerMoves):
                 handle.cancel()
         if self._follow_task is not None:
             await cancel_and_wait(self._follow_task)
+            # (a cycle: the task's CancelledError holds the frames that hold this runner)
+            self._follow_task = None
         if self.presence is not None:
             await self.presence.close()
         self.chat.close()
-        # A runner is a cycle (its tasks, lock, groups and sinks all lead back to it), so once
-        # reaped it waits for a full collection, which the thresholds in serve.py make rare:
-        # let go of what makes it big (up to HISTORY states, the views, the log) by reference
-        # count now.
+        # A closed runner is no reference cycle (its follow task is dropped above, its presence
+        # forgets its callback, its chat holds it weakly), so once reaped it is freed by
+        # reference count, without the full collections serve.py makes rare; and should
+        # something still hold it, what makes it big (up to HISTORY states, the views, the log)
+        # is let go of now.
         self.history.clear()
         self.told = [()]
         self.groups.clear()
