@@ -72,6 +72,16 @@ def check(state: State, command: c.Command) -> Execute:
             assert_never(command)
 
 
+def hours_of(execute: Execute) -> int:
+    """The hours a command ``check`` accepted adds to the turn: a Drive's, an action's (after
+    every event, card and ability: its plan's); 0 for any other command."""
+    keywords = execute.keywords if isinstance(execute, partial) else {}
+    if "hours" in keywords:
+        return int(keywords["hours"])
+    plan = keywords.get("plan")
+    return int(plan.hours) if plan is not None else 0
+
+
 def _check_default(state: State, seat: int) -> Execute:
     """A timed-out decision gets its default; an open W3/W4 window is closed."""
     check_game_on(state, seat)

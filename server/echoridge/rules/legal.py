@@ -1,14 +1,19 @@
-"""``legal_actions(state, seat)``: every command a seat may send now, parameters included.
+"""``legal_actions(state, seat)``: every command a seat may send now, parameters included;
+``options(state, seat)`` adds what a view shows beside them: each command's hours, and why each
+action the seat could take on its turn is not among them.
 
 Candidates are generated per command kind and kept when ``check`` accepts them, so this list and
 ``decide`` can never disagree.  Drives are the one exception to "every": a Drive may take any
 path, so the list holds one cheapest path (fewest hours, then canonical block order) to each
-reachable block; any other valid path is legal too.
+reachable block; any other valid path is legal too.  The hours and the refusals come from the
+same checks (``check`` returns how a command is carried out, and its cost with it; a refused
+candidate raises the code a ``result`` would carry), so they cannot disagree with ``decide``.
 """
 
 from __future__ import annotations
 
 import heapq
+from dataclasses import dataclass
 
 from echoridge.rules import commands as c
 from echoridge.rules.board import BLOCKS, NEIGHBOURS, Block, index
@@ -26,16 +31,60 @@ from echoridge.rules.decisions import (
     ChooseTrait,
     Decision,
 )
-from echoridge.rules.engine import check
+from echoridge.rules.engine import check, hours_of
 from echoridge.rules.errors import RuleViolation
 from echoridge.rules.model import Phase, State, Status
 from echoridge.rules.queries import ability, face_down_tokens, hand, surcharges
+from echoridge.rules.serial import tag_of
+
+# The actions of a turn (§5), by command type, in the order a view lists their refusals.
+ACTION_TYPES: tuple[str, ...] = (
+    "arrest", "coffee_break", "call_for_backup", "catch_informant", "catch_witness",
+    "search_scene", "stakeout", "hold_mobster", "book_mobster", "resolve_event",
+)  # fmt: skip
+_VAGUE = frozenset({"rules/no_such_event", "rules/risk_out_of_range"})  # said only if alone
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What ``seat`` may do now, as its view shows it: ``legal`` (``legal_actions``), the hours
+    each adds to the turn (``hours``, the same order), and ``unavailable``: on its turn while
+    it may still act, (command type, code) for each action of ``ACTION_TYPES`` of which no
+    command is legal, with the rule that forbids it (the first refusal of its simplest
+    variant: the lowest risk, no Night Shift)."""
+
+    legal: tuple[c.Command, ...] = ()
+    hours: tuple[int, ...] = ()
+    unavailable: tuple[tuple[str, str], ...] = ()
 
 
 def legal_actions(state: State, seat: int) -> tuple[c.Command, ...]:
+    return options(state, seat).legal
+
+
+def options(state: State, seat: int) -> Options:
     if state.status in (Status.NEW, Status.OVER) or not 0 <= seat < len(state.players):
-        return ()
-    return _accepted(state, _candidates(state, seat))
+        return Options()
+    legal: list[c.Command] = []
+    hours: list[int] = []
+    refused: dict[str, list[str]] = {}
+    for cmd in _candidates(state, seat):
+        try:
+            execute = check(state, cmd)
+        except RuleViolation as exc:
+            codes = refused.setdefault(tag_of(cmd), [])
+            if exc.code not in codes:
+                codes.append(exc.code)
+            continue
+        legal.append(cmd)
+        hours.append(hours_of(execute))
+    acted = {tag_of(cmd) for cmd in legal}
+    unavailable = tuple(
+        (kind, next((code for code in refused[kind] if code not in _VAGUE), refused[kind][0]))
+        for kind in ACTION_TYPES
+        if kind in refused and kind not in acted
+    )
+    return Options(tuple(legal), tuple(hours), unavailable)
 
 
 def _accepted(state: State, candidates: list[c.Command]) -> tuple[c.Command, ...]:

@@ -17,7 +17,7 @@ from echoridge.rules.board import BLOCKS
 from echoridge.rules.data import CLUES_NEEDED, COLORS, EVENT_LINES, EVIDENCE_ORDER, HQ, SUSPECTS
 from echoridge.rules.decisions import ChooseDiscard, ChooseSlot, Decision
 from echoridge.rules.errors import RulesError
-from echoridge.rules.legal import legal_actions, seat_controls
+from echoridge.rules.legal import Options, options, seat_controls
 from echoridge.rules.model import ClueKind, ClueToken, Place, State, Status
 from echoridge.rules.proofs import private_proofs, proof, public_proofs, setup_items
 from echoridge.rules.queries import (
@@ -353,11 +353,15 @@ def _you(state: State, seat: int, cache: ViewCache) -> dict[str, Any]:
         state.handed_self,
         state.rules,
     )  # everything seats.check_seat_command reads
-    # SPEC §6.1: ``legal`` is what the seat may send now, so nothing while the server plays it
-    legal = () if played_by_server(state, seat) else legal_actions(state, seat)
+    # SPEC §6.1: ``legal`` is what the seat may send now, so nothing while the server plays it;
+    # beside it each command's hours, and why the actions it may not take now are missing
+    now = Options() if played_by_server(state, seat) else options(state, seat)
+    unavailable = [{"type": kind, "code": code} for kind, code in now.unavailable]
     return {
         **mine,
-        "legal": cache.intern(("legal", seat), cache.legal(seat, legal)),
+        "legal": cache.intern(("legal", seat), cache.legal(seat, now.legal)),
+        "hours": cache.intern(("hours", seat), list(now.hours)),
+        "unavailable": cache.intern(("unavailable", seat), unavailable),
         "controls": cache.memo(
             ("controls", seat),
             controls_key,
