@@ -25,7 +25,7 @@ from echoridge.rules.views import Seat as SeatViewer
 from echoridge.rules.views import view as project
 from echoridge.simulate import game_seed, play_random
 from echoridge_client.lobby import Lobby
-from echoridge_client.logtext import block_names
+from echoridge_client.logtext import block_names, catalog
 from echoridge_client.session import Seat
 from echoridge_client.tui import EchoRidgeApp, logpanel
 from echoridge_client.tui.app import CSS
@@ -183,9 +183,12 @@ async def test_the_waiting_room_says_names_not_seat_numbers(table_server: Server
         assert "as Nora" in lines and "P1" not in lines
 
 
-async def test_costs_come_from_the_server(table_server: ServerProcess) -> None:
-    """Each menu entry's cost is the server's ``you.hours`` (contract item 1); a server without
-    them gets no cost at all (a client never works one out)."""
+async def test_costs_and_missing_actions_come_from_the_server(
+    table_server: ServerProcess,
+) -> None:
+    """Each menu entry's cost is the server's ``you.hours`` (contract item 1), never one the
+    client works out; each action of ``you.unavailable`` (item 2) is a greyed entry with the
+    catalogue's reason."""
     lobby, seat, _table = await seated(table_server.url)
     app = Host()
     try:
@@ -194,18 +197,25 @@ async def test_costs_come_from_the_server(table_server: ServerProcess) -> None:
             await app.push_screen(game)
             await until(pilot, lambda: game.ready, "my turn", timeout=20)
             menu = game.query_one("#menu", OptionList)
-            entries = [str(menu.get_option_at_index(i).prompt) for i in range(menu.option_count)]
+            options = [menu.get_option_at_index(i) for i in range(menu.option_count)]
             hours = hours_of(seat.view)
-            order = [int(menu.get_option_at_index(i).id or 0) for i in range(len(game.commands))]
-            assert len(order) == len(seat.legal) > 0
-            for n, i in enumerate(order):
-                shown = re.findall(r"(\d+) h\b", entries[n])
-                if hours is None:
-                    assert not shown, entries[n]  # no cost without the server's
-                elif hours[i] or game.commands[i]["type"] in COSTED:
-                    assert shown == [str(hours[i])], entries[n]
+            assert hours is not None and len(hours) == len(seat.legal) == len(game.commands)
+            chosen = [o for o in options if not o.disabled]
+            assert len(chosen) == len(hours)
+            for option in chosen:
+                i, words = int(option.id or 0), str(option.prompt)
+                shown = re.findall(r"(\d+) h\b", words)
+                if hours[i] or game.commands[i]["type"] in COSTED:
+                    assert shown == [str(hours[i])], words
                 else:
-                    assert not shown, entries[n]  # a Force card, a decision: no hours
+                    assert not shown, words  # a Force card, a decision: no hours
+
+            missing = seat.you["unavailable"]
+            greyed = [str(o.prompt).strip(" -") for o in options if o.disabled]
+            assert missing and len(greyed) == len(missing)  # on a turn: why each is missing
+            for item, words in zip(missing, greyed, strict=True):
+                reason = catalog().reason(item["type"], item["code"])
+                assert reason and words.endswith(reason), (item, words)
     finally:
         await seat.close()
         await lobby.close()

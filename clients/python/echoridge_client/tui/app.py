@@ -34,7 +34,7 @@ CSS = """
 #waiting-buttons Button, #list-buttons Button { margin: 0 1; }
 #wait-log { height: 1fr; border: round $primary; }
 #alert { height: auto; }
-#board { width: 91; }
+#board { width: 94; }
 #last-move { margin-bottom: 1; }
 #side { width: 1fr; min-width: 50; }
 #prompt { height: auto; }

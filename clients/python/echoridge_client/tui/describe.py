@@ -261,8 +261,9 @@ UNAVAILABLE_ACTIONS = {
 
 
 def unavailable(view: View) -> list[str]:
-    """``you.unavailable`` in words, one line per action the seat may not take now: ``Catch a
-    Witness: Catch a Witness is a night action`` (empty without the field)."""
+    """``you.unavailable`` in words, one line per action the seat may not take now: ``Arrest:
+    no mobster on your block``, ``Stakeout is a night action`` (a reason that names its
+    action says it once); empty without the field."""
     you = view.get("you") or {}
     items = you.get("unavailable")
     if not isinstance(items, list):
@@ -275,7 +276,7 @@ def unavailable(view: View) -> list[str]:
         kind, code = str(item.get("type")), str(item.get("code"))
         name = words.get(UNAVAILABLE_ACTIONS.get(kind, kind)) or ACTIONS.get(kind, kind)
         reason = catalog().reason(kind, code, ALL_CODES.get(code, code).rstrip("."))
-        out.append(f"{name}: {reason}")
+        out.append(reason if reason.startswith(name) else f"{name}: {reason}")
     return out
 
 

@@ -9,7 +9,9 @@ Its words are the log's (``logpanel``: the shared catalogue, blocks by their nam
 its entries name are highlighted on the city: where the officer's car went and acted (the
 path, the block of an arrest, a search, a stakeout, a look, an event token removed; the car's
 block for an action that names none) in that officer's colour, and what the turn brought
-(a mobster placed by the roll, a new event token) in red.
+(a mobster placed by the roll, a new event token) in red.  Bots play in a fraction of a second,
+so the turns before it, back to the viewer's own, follow in a line each (what was done and what
+came of it), so a player's own result and every bot's stay in view until their next turn.
 """
 
 from __future__ import annotations
@@ -34,8 +36,18 @@ ACTED = frozenset({
 })  # fmt: skip
 #: Entry kinds whose ``block`` is something the turn brought to the city.
 BROUGHT = frozenset({"mobster_placed", "event_token_placed"})
+#: What a turn's one-line summary says: the action and what came of it.
+OUTCOMES = frozenset({
+    "car_driven", "action_taken", "backup_called", "search_token_flipped", "stakeout_succeeded",
+    "stakeout_failed", "mobster_arrested", "informant_taken", "witness_taken", "mobster_held",
+    "holding_token_taken", "evidence_solved", "event_resolved", "player_ended",
+})  # fmt: skip
+EARLIER = 3  # turns summed up under the last move
+#: Lines a long last move leaves to the log.
+LESS = frozenset({"tracker_advanced", "slots_dealt", "badge_raised", "force_deck_shuffled",
+                  "event_deck_shuffled", "pool_discarded"})  # fmt: skip
 NEWS_STYLE = "bold white on red3"
-MOST = 8  # lines of the last move shown near the board (the log has them all)
+MOST = 9  # lines of the last move shown near the board (the log has them all)
 
 
 @dataclass
@@ -49,6 +61,7 @@ class LastMove:
     acted: set[Block] = field(default_factory=set)  # the officer's car: path and action
     brought: set[Block] = field(default_factory=set)  # new mobsters and event tokens
     current: bool = False  # the turn being played (else the one before it)
+    earlier: list[tuple[int | None, list[Entry]]] = field(default_factory=list)  # seat, entries
 
 
 def _block(value: Any) -> Block | None:
@@ -64,31 +77,45 @@ def _shown(entry: Entry) -> bool:
     return kind != "turn_began" and not catalog().is_hidden(entry)
 
 
+def _seat(entry: Entry) -> int | None:
+    seat = entry.get("seat")
+    return seat if isinstance(seat, int) and not isinstance(seat, bool) else None
+
+
 def of(log: Sequence[Entry], view: dict[str, Any] | None = None) -> LastMove | None:
     """The last move of ``log`` (None: nothing has been played yet).  ``view``: where the
-    officer's car stands, for an action whose entries name no block."""
-    starts = [i for i, e in enumerate(log) if e.get("kind") == "turn_began"]
+    officer's car stands, for an action whose entries name no block, and whose turns the
+    earlier lines go back to (a seat's own; a spectator's: the last few)."""
+    starts = [i for i, e in enumerate(log) if e.get("kind") == "turn_began"][-(EARLIER + 2) :]
     if not starts:
+        return None  # the last move and the turns before it, at most
+    ends = [*starts[1:], len(log)]
+    turns = [
+        (log[a], [e for e in log[a + 1 : b] if _shown(e)])
+        for a, b in zip(starts, ends, strict=True)
+    ]
+    n = len(turns) - 1
+    if not turns[n][1]:  # the turn being played holds nothing yet: the one before it
+        n -= 1
+    if n < 0 or not turns[n][1]:
         return None
-    segments = [(starts[-1], len(log))]
-    if len(starts) > 1:
-        segments.append((starts[-2], starts[-1]))
-    for n, (first, end) in enumerate(segments):
-        entries = [e for e in log[first + 1 : end] if _shown(e)]
-        if not entries:
-            continue
-        began = log[first]
-        seat = began.get("seat")
-        last = LastMove(
-            seat=seat if isinstance(seat, int) else None,
-            number=began.get("number") if isinstance(began.get("number"), int) else None,
-            night=bool(began.get("night")),
-            entries=entries,
-            current=n == 0,
-        )
-        _blocks(last, view)
-        return last
-    return None
+    began, entries = turns[n]
+    last = LastMove(
+        seat=_seat(began),
+        number=began.get("number") if isinstance(began.get("number"), int) else None,
+        night=bool(began.get("night")),
+        entries=entries,
+        current=n == len(turns) - 1,
+    )
+    me = (view or {}).get("you", {}) or {}
+    mine = me.get("seat") if isinstance(me, dict) else None
+    if last.seat != mine:
+        for began, entries in reversed(turns[max(0, n - EARLIER) : n]):
+            last.earlier.append((_seat(began), entries))
+            if _seat(began) == mine:
+                break
+    _blocks(last, view)
+    return last
 
 
 def _blocks(last: LastMove, view: dict[str, Any] | None) -> None:
@@ -125,22 +152,53 @@ def text(
     if last is None:
         return out + Text("  nothing has happened yet", style="dim")
     who = logpanel.seat_label(names, last.seat)
-    when = "this turn so far" if last.current else "the last turn"
-    time = "night" if last.night else "day"
-    number = f"turn {last.number}, " if last.number is not None else ""
-    out.append(f"  {who} — {when} ({number}{time})\n", style="bold")
+    playing = view.get("status") in ("playing", "accusing")
+    when = "this turn so far" if last.current and playing else "the last turn"
+    said = [] if last.number is None else [f"turn {last.number}"]
+    if not team:  # co-op has no day and night
+        said.append("night" if last.night else "day")
+    out.append(f"  {who} — {when} ({', '.join(said)})\n", style="bold")
     blocks = block_names(view)
-    shown = last.entries[-MOST:]
-    if len(last.entries) > MOST:
-        out.append(f"  … {len(last.entries) - MOST} earlier lines in the log\n", style="dim")
+    shown = last.entries
+    if len(shown) > MOST:  # the least telling lines go first (the log keeps them all)
+        shown = [e for e in shown if str(e.get("kind")) not in LESS][:MOST]
     for e in shown:
         line = logpanel.line(e, names, me, whole, team, blocks)
         if line is None:
             continue
         style = _result_style(e) or line.style
         out.append(f"  {line.plain.strip()}\n", style=style)
+    if len(shown) < len(last.entries):
+        hidden = len(last.entries) - len(shown)
+        out.append(f"  … {hidden} more line{'s' if hidden > 1 else ''} in the log\n", style="dim")
+    if last.earlier:
+        out.append("Before that:\n", style="bold")
+    for seat, entries in last.earlier:
+        who = logpanel.seat_label(names, seat)
+        words = [
+            _without(t.plain.strip(), who) for e in _outcomes(entries)
+            if (t := logpanel.line(e, names, me, whole, team, blocks)) is not None
+        ]  # fmt: skip
+        out.append(f"  {who}: ", style="bold")
+        out.append("; ".join(words) or "no action", style="dim" if not words else "")
+        out.append("\n")
     out.rstrip()
     return out
+
+
+def _outcomes(entries: list[Entry]) -> list[Entry]:
+    """A turn's drive and what its action came to (the action itself when nothing did)."""
+    kept = [e for e in entries if str(e.get("kind")) in OUTCOMES]
+    results = [e for e in kept if e.get("kind") not in ("car_driven", "action_taken")]
+    return [e for e in kept if e.get("kind") != "action_taken"] if results else kept
+
+
+def _without(line: str, who: str) -> str:
+    """A line of the summary without the officer's name it starts with (said once before)."""
+    for lead in (f"{who}: ", f"{who} "):
+        if line.startswith(lead):
+            return line.removeprefix(lead)
+    return line
 
 
 def _result_style(entry: Entry) -> str:

@@ -318,6 +318,7 @@ def officers(view: View, presence: Any = None) -> RenderableType:
     me = my_seat(view)
     team = coop.is_coop(view)
     caption = "clues: I Informant rows, W Witness columns, S Search, K Stakeout, H Holding"
+    caption += "; cards: held"
     if team:
         caption += "; ★ the lead"
         if coop.shared_force(view):
@@ -334,12 +335,11 @@ def officers(view: View, presence: Any = None) -> RenderableType:
         pad_edge=False,
         header_style="bold underline",
     )
-    heads = ["officer"] + (["role"] if team else [])
-    heads += ["time", "badge", "car at"] + ([] if team else ["arrests"])
+    heads = ["officer", "time", "badge", "car at"] + ([] if team else ["arrests"])
     heads += ["held", "clues", "solved", "cards", ""]
-    short = {"time", "badge", "arrests", "held"}
-    for head in heads:
-        table.add_column(head, no_wrap=head in short, min_width=len(head) or None)
+    keep = {"officer", "time", "badge", "arrests", "held"}
+    for head in heads:  # long cells wrap (never cut short); names and numbers keep a line
+        table.add_column(head, overflow="fold", no_wrap=head in keep, min_width=len(head))
     for p in players:
         seat = int(p["seat"])
         arrests = Text()
@@ -348,29 +348,29 @@ def officers(view: View, presence: Any = None) -> RenderableType:
                 arrests.append(MOBSTER_LETTERS[colour], style=MOBSTER_STYLES[colour])
             else:
                 arrests.append(".", style="dim")
-        state = "ended" if p.get("ended") else ""
-        if p.get("accused"):
-            state += " accused"
+        state = "\n".join(w for w, on in (("ended", p.get("ended")), ("accused", p.get("accused")))
+                          if on)  # fmt: skip
         bot = bool(p.get("bot"))
         name = presence_dot(presence, seat, bot) if presence is not None else Text()
         if name.plain:
             name.append(" ")
         name.append(who(seat, me, view), style=seat_style(seat))
+        if team:  # the role under the name (★ the lead)
+            name.append(f"\n  {coop.role_tag(view, seat) or '-'}", style="bold")
         ability = ABILITIES.get(str(p.get("ability")), (str(p.get("ability")), ""))[0]
         name.append(f"\n  {ability}", style="dim")
-        cells: list[RenderableType] = [name]
-        if team:
-            cells.append(Text(coop.role_tag(view, seat) or "-", style="bold"))
-        cells += [str(p.get("space")), str(p.get("badge")), where(view, p.get("car"))]
+        cells: list[RenderableType] = [
+            name, str(p.get("space")), str(p.get("badge")), where(view, p.get("car"))
+        ]  # fmt: skip
         if not team:
             cells.append(arrests)
-        solved = ", ".join(str(e).capitalize() for e in p.get("evidence") or ())
+        solved = ",\n".join(str(e).capitalize() for e in p.get("evidence") or ())
         cells += [
             mobster(p["holding"]) if p.get("holding") else Text("-", style="dim"),
             _clues(p),
             Text(solved or "-", style="bold" if solved else "dim"),
-            f"{p.get('suspects')} Suspect, {p.get('force')} Force",
-            state.strip(),
+            f"{p.get('suspects')} Suspect\n{p.get('force')} Force",
+            state,
         ]
         table.add_row(*cells)
     return table

@@ -66,18 +66,19 @@ def team_panel(view: View) -> RenderableType:
         pad_edge=False,
         header_style="bold underline",
     )
-    heads = ["", "role", "clue actions", "face-up Suspects"]
+    heads = ["officer", "clue actions", "face-up Suspects"]
     if t:
         heads += ["Force hand", "accuses"]
-    for head in heads:
-        table.add_column(head, no_wrap=head != "face-up Suspects")
+    for head in heads:  # long cells wrap (never cut short); the officer keeps a line
+        table.add_column(head, overflow="fold", no_wrap=head == "officer")
     for i, p in enumerate(players):
         seat = int(p.get("seat", i))
         role = role_of(view, seat)
         cards = ups.get(seat) or []
+        name = Text(who(seat, me, view), style=seat_style(seat))
+        name.append(f"\n{role_tag(view, seat) or '-'}", style="bold")
         row: list[Text | str] = [
-            Text(who(seat, me, view), style=seat_style(seat)),
-            Text(role_tag(view, seat) or "-", style="bold"),
+            name,
             role_actions(role),
             Text(" ".join(cards) or "-", style="" if cards else "dim"),
         ]
