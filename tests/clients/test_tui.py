@@ -27,9 +27,9 @@ from echoridge_client.errors import RevealError
 from echoridge_client.lobby import Lobby
 from echoridge_client.reveals import Verifier
 from echoridge_client.session import Seat
-from echoridge_client.tui import EchoRidgeApp, city, panels, render
+from echoridge_client.tui import EchoRidgeApp, city, lastmove, panels, render
 from echoridge_client.tui.data import suspect_name
-from echoridge_client.tui.describe import describe, menu_order, prompt
+from echoridge_client.tui.describe import describe, hours_of, menu_order, prompt, unavailable
 from echoridge_client.tui.game import AlertScreen, GameScreen
 from echoridge_client.tui.help import HelpScreen
 from echoridge_client.tui.logpanel import lines as log_lines
@@ -210,13 +210,24 @@ async def test_watch_renders_a_running_table(server: ServerProcess) -> None:
         await lobby.close()
 
 
+def blocks_named(entry: dict[str, Any]) -> list[Any]:
+    """Every block a log entry names (its ``block``, each of its ``path``)."""
+    out = list(entry.get("path") or ())
+    if isinstance(entry.get("block"), list):
+        out.append(entry["block"])
+    return out
+
+
 def test_every_view_of_a_simulated_game_renders_and_every_command_reads() -> None:
     """No server: every view of a random 3-player game, for each seat and a spectator, goes
-    through the renderers, the log panel and the menu's descriptions; reveals the verifier checked
-    are marked ✓."""
+    through the renderers, the log panel, the last move and the menu's descriptions (with their
+    costs and the missing actions' reasons); reveals the verifier checked are marked ✓; the last
+    move highlights only blocks its entries name (or the mover's car)."""
     verifiers = [Verifier() for _ in range(3)]
     kinds: set[str] = set()
     lines: list[str] = []
+    logs: list[list[dict[str, Any]]] = [[], [], [], []]  # per viewer, as its session keeps it
+    moved = 0
     state = None
     for command, events, state in play_random(3, game_seed(7, 0)):
         said = told(state, command, events)
@@ -233,12 +244,22 @@ def test_every_view_of_a_simulated_game_renders_and_every_command_reads() -> Non
             ]  # fmt: skip
             if i == 0:
                 lines += new_lines
+            logs[i] += entries_for(said, EVERYONE if over else viewer)
+            last = lastmove.of(logs[i], v)
+            if last is not None:
+                named = {tuple(b) for e in last.entries for b in blocks_named(e)}
+                players = v["players"]
+                car = {tuple(players[last.seat]["car"])} if last.seat is not None else set()
+                assert last.acted | last.brought <= named | car
+                moved += bool(last.acted)
             checked = render.Checked()
             if i < 3:
                 verifiers[i].check(v)
                 checked = render.Checked.of(verifiers[i])
+            seat = i if i < 3 else None
             for part in (
-                city.city(v, checked),
+                lastmove.text(last, v, names, seat),
+                city.city(v, checked, last),
                 render.track(v),
                 render.events(v),
                 render.evidence(v, checked),
@@ -249,10 +270,13 @@ def test_every_view_of_a_simulated_game_renders_and_every_command_reads() -> Non
             prompt(v)
             legal = (v.get("you") or {}).get("legal") or []
             assert sorted(menu_order(v, legal)) == list(range(len(legal)))
-            for cmd in legal:
+            hours = hours_of(v) or [None] * len(legal)
+            for cmd, cost in zip(legal, hours, strict=True):
                 kinds.add(cmd["type"])
-                assert describe(cmd, v)
+                assert describe(cmd, v, cost)
+            assert all(unavailable(v))
     assert state is not None
+    assert moved > 100  # the last move highlighted something, most of the time
     final = project(state, SeatViewer(0))
     assert final["status"] == "over"
     murderer = final["result"]["murderer"]
