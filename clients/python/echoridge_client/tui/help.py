@@ -62,8 +62,9 @@ ACTIONS = [
      "it is yours, +1 badge (3 solve Getaway)"),
     ("Bring in for Holding", "2 h + 2 h", "night", "step 1 holds the mobster on your block; "
      "step 2, at HQ on a later turn: the Holding token of its colour, +1 badge (3 solve Weapon)"),
-    ("Resolve Event", "as printed", "as printed", "deal with an event at one of its tokens "
-     "(VISIT, MEET, NAB); rewards for the resolver and contributors"),
+    ("Resolve Event", "as the event says", "as the event says", "deal with an event at one of "
+     "its tokens; 'Events in play' on the board says what each asks and what it gives to who "
+     "resolves it and to who helped"),
 ]  # fmt: skip
 
 EVIDENCE = """\

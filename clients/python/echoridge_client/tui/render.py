@@ -335,9 +335,9 @@ def officers(view: View, presence: Any = None) -> RenderableType:
         pad_edge=False,
         header_style="bold underline",
     )
-    heads = ["officer", "time", "badge", "car at"] + ([] if team else ["arrests"])
+    heads = ["officer", "track", "badge", "car at"] + ([] if team else ["arrests"])
     heads += ["held", "clues", "solved", "cards", ""]
-    keep = {"officer", "time", "badge", "arrests", "held"}
+    keep = {"officer", "track", "badge", "arrests", "held"}
     for head in heads:  # long cells wrap (never cut short); names and numbers keep a line
         table.add_column(head, overflow="fold", no_wrap=head in keep, min_width=len(head))
     for p in players:
