@@ -1827,6 +1827,7 @@ def test_accusations_are_owed_by_everyone_at_once_and_revealed_together() -> Non
         "accusations": [murderer, wrong, wrong, wrong],
         "winners": [0],
         "team_accusation": None,
+        "decided_by": "accusation",
     }
 
 

@@ -527,6 +527,25 @@ def test_accusation(choices: tuple[str, str], named: str) -> None:
     assert result["winners"] == ([DETECTIVE, PATROL] if won else [])
 
 
+@pytest.mark.parametrize("rules", [2, 3])
+def test_a_bot_never_overrules_a_person(rules: int) -> None:
+    """Ruling 45 (rules v3): when a server bot holds the Detective, the first person in role
+    order leads the joint accusation; under v2 the bot did."""
+    state = coop(spaces={DETECTIVE: 48, PATROL: 48}, rules=rules)
+    state = player(state, DETECTIVE, bot="greedy")
+    assert view(state, SPECTATOR)["coop"]["lead"] == (PATROL if rules >= 3 else DETECTIVE)
+    state = begin_accusation(state)
+    murderer = state.murderer
+    other = next(s for s in SUSPECTS if s != murderer)
+    state, _ = when(state, c.Accuse(DETECTIVE, other))  # the bot's choice
+    state, events = when(state, c.Accuse(PATROL, murderer))  # the person's
+    named = murderer if rules >= 3 else other
+    assert of_type(events, GameEnded)[0].team_accusation == named
+    # with people only, the Detective leads as before
+    people = begin_accusation(coop(spaces={DETECTIVE: 48, PATROL: 48}, rules=rules))
+    assert people.lead == DETECTIVE
+
+
 def test_the_lead_is_whoever_holds_the_detective() -> None:
     state = begin_accusation(coop(spaces={0: 48, 1: 48}, roles=("patrol_cop", "detective")))
     murderer = state.murderer

@@ -938,18 +938,21 @@ NAMES = {ANA: "S12", BEN: "S12", CARA: "S12", DAN: "S05"}
 def test_ex18_accusation_tie_break() -> None:
     # Cara (badge 4) drops out on badge even though her tracker is lowest; Ben (44) beats Ana
     # (45) on the lower tracker, before Evidence tokens are compared.
-    _, winners = _ex18_result({ANA: 45, BEN: 44, CARA: 43}, {ANA: 2, BEN: 1}, NAMES)
+    state, winners = _ex18_result({ANA: 45, BEN: 44, CARA: 43}, {ANA: 2, BEN: 1}, NAMES)
     assert winners == (BEN,)
+    assert view_of(state, ANA)["result"]["decided_by"] == "tracker"  # why Ben won (issue 25)
 
 
 def test_ex18_variant_same_tracker_evidence_tokens_decide() -> None:
-    _, winners = _ex18_result({ANA: 45, BEN: 45, CARA: 43}, {ANA: 2, BEN: 1}, NAMES)
+    state, winners = _ex18_result({ANA: 45, BEN: 45, CARA: 43}, {ANA: 2, BEN: 1}, NAMES)
     assert winners == (ANA,)
+    assert view_of(state, ANA)["result"]["decided_by"] == "evidence"
 
 
 def test_ex18_variant_still_tied_share_the_win() -> None:
-    _, winners = _ex18_result({ANA: 45, BEN: 45, CARA: 43}, {ANA: 1, BEN: 1}, NAMES)
+    state, winners = _ex18_result({ANA: 45, BEN: 45, CARA: 43}, {ANA: 1, BEN: 1}, NAMES)
     assert set(winners) == {ANA, BEN}
+    assert view_of(state, ANA)["result"]["decided_by"] == "tie"
 
 
 def test_ex18_variant_nobody_named_the_murderer() -> None:
@@ -957,3 +960,16 @@ def test_ex18_variant_nobody_named_the_murderer() -> None:
     state, winners = _ex18_result({ANA: 45, BEN: 44, CARA: 43}, {ANA: 2, BEN: 1}, names)
     assert winners == ()
     assert view_of(state, ANA)["result"]["murderer"] == "S12"
+    assert view_of(state, ANA)["result"]["decided_by"] == "nobody"
+
+
+def test_ex18_variants_a_badge_or_one_accuser_decides() -> None:
+    names = {ANA: "S12", BEN: "S12", CARA: "S01", DAN: "S05"}
+    state, winners = _ex18_result({ANA: 45, BEN: 44, CARA: 43}, {}, names)
+    assert winners == (BEN,) and view_of(state, BEN)["result"]["decided_by"] == "tracker"
+    names = {ANA: "S01", BEN: "S02", CARA: "S12", DAN: "S05"}
+    state, winners = _ex18_result({ANA: 45, BEN: 44, CARA: 43}, {}, names)
+    assert winners == (CARA,) and view_of(state, CARA)["result"]["decided_by"] == "accusation"
+    names = {ANA: "S12", BEN: "S01", CARA: "S12", DAN: "S05"}
+    state, winners = _ex18_result({ANA: 45, BEN: 44, CARA: 43}, {}, names)
+    assert winners == (ANA,) and view_of(state, ANA)["result"]["decided_by"] == "badge"

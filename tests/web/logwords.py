@@ -25,15 +25,19 @@ def render(
     seat: int | None,
     whole: bool = False,
     coop: bool = False,
+    blocks: list[str] | None = None,
 ) -> str | None:
     """The line the page shows for ``entry`` (None: not shown), with the private or the team
     mark; ``whole``: the entry is in its whole form for everyone (the version that ended the
-    game); ``coop``: a co-op game (the view's ``mode``).
+    game); ``coop``: a co-op game (the view's ``mode``); ``blocks``: the city's block names
+    (``block_names(view)``), as the page words blocks.
     The terminal client's renderer (echoridge_client.logtext) is the oracle: both clients read
     the same wording and must word an entry alike."""
     if words.catalog().is_hidden(entry):
         return None
-    line = words.render(entry, words.seat_names(players), seat, whole=whole, coop=coop)
+    line = words.render(
+        entry, words.seat_names(players), seat, whole=whole, coop=coop, blocks=blocks or ()
+    )
     return " ".join(line.split())  # as the page shows it (an empty field leaves no blank)
 
 
@@ -75,7 +79,8 @@ def expected_lines(person: Any, version: int) -> list[str]:
     entries = delta_logs(frames).get(version, [])
     whole = any(e["kind"] == "game_ended" for e in entries)
     coop = view.get("mode") == "cooperative"
-    lines = [render(e, view.get("players") or [], seat, whole, coop) for e in entries]
+    blocks = words.block_names(view)
+    lines = [render(e, view.get("players") or [], seat, whole, coop, blocks) for e in entries]
     return [line for line in lines if line is not None]
 
 

@@ -42,7 +42,7 @@ def test_players_and_a_spectator_chat_and_markup_stays_text(
     bob.page.goto(ann.page.input_value("#invite-link"))
     bob.page.fill("#join-name", "Bob")
     bob.page.click("#join-submit")
-    expect(bob.page.locator(".waiting-room")).to_contain_text("You are P2")
+    expect(bob.page.locator(".waiting-room")).to_contain_text("You sit in seat P2")
     cleo.goto(f"/#/watch/{table}")
     expect(cleo.page.locator("#game")).to_have_attribute("data-state", "spectating")
     ann.page.click("#start-game")  # (the panels, the chat's too, show once the game is on)

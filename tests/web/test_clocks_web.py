@@ -56,7 +56,7 @@ def join(person: Person, table: str, name: str) -> None:
     person.goto(f"/#/table/{table}")
     person.page.fill("#join-name", name)
     person.page.click("#join-submit")
-    expect(person.page.locator(".waiting-room")).to_contain_text("You are P")
+    expect(person.page.locator(".waiting-room")).to_contain_text("You sit in seat P")
 
 
 def seconds(text: str | None) -> int:
@@ -197,6 +197,7 @@ def test_the_creator_removes_a_player_and_closes_the_table(
     cleo.goto(f"/#/watch/{table}")
     expect(cleo.page.locator("#game")).to_have_attribute("data-state", "spectating")
     ann.page.click("#close-table")
+    ann.page.click("#close-table-yes")  # it asks first
     for person in (ann, cleo):
         expect(person.page.locator(".alarm")).to_contain_text(
             "This table was closed: by its creator, or because its game", timeout=10_000

@@ -32,6 +32,7 @@ from echoridge.rules.log import entries_for, told
 from echoridge.rules.model import Status
 from echoridge.rules.views import Seat
 from echoridge.simulate import game_seed, play_random
+from echoridge_client.logtext import block_names
 from tests.e2e.conftest import ServerProcess
 from tests.e2e.test_game import frames_before_the_end
 from tests.web.a11y import assert_accessible
@@ -127,6 +128,12 @@ def assert_dialog_shows_the_team(person: Person, view: dict[str, Any]) -> None:
     dialog = person.page.locator("dialog#decision")
     expect(dialog).to_be_visible()
     expect(dialog).to_contain_text("The team makes one joint accusation")
+    # whose choice stands, in one sentence, with no nested "(bot) (Detective, lead)"
+    rule = dialog.locator(".lead-rule")
+    expect(rule).to_contain_text("If the choices differ, ")
+    mine = view["coop"]["lead"] == view["you"]["seat"]
+    expect(rule).to_contain_text("you are the lead (" if mine else " is the lead (")
+    assert ") (" not in (rule.text_content() or "")
     choices = view["you"]["team"]["accusations"]
     items = dialog.locator(".team-choices li")
     expect(items).to_have_count(len(view["players"]))
@@ -161,7 +168,8 @@ def assert_log_worded(person: Person) -> set[str]:
     for version, entries in delta_logs(frames).items():
         whole = any(e["kind"] == "game_ended" for e in entries)
         kinds |= {e["kind"] for e in entries}
-        lines = [render(e, view["players"], seat, whole, coop) for e in entries]
+        blocks = block_names(view)
+        lines = [render(e, view["players"], seat, whole, coop, blocks) for e in entries]
         want[version] = [line for line in lines if line is not None]
     deadline = time.monotonic() + 10
     while True:

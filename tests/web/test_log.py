@@ -19,6 +19,7 @@ pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright
 
 from playwright.sync_api import expect
 
+from echoridge_client.logtext import block_names
 from tests.e2e.conftest import ServerProcess
 from tests.web.conftest import base_url
 from tests.web.logwords import delta_logs, render, seat_name, wait_panel
@@ -141,7 +142,8 @@ def test_failed_risks_in_every_viewers_log(web_server: ServerProcess, people: An
         page = viewer.page
         players = (viewer.synced_mirror().view or {})["players"]
         name = seat_name(players, failed["seat"])
-        block = "(" + ",".join(str(x) for x in failed["block"]) + ")"
+        c, r = failed["block"]  # the block by the name the board shows
+        block = block_names(viewer.synced_mirror().view)[(r - 1) * 5 + c - 1]
         item = page.locator(f'#log li[data-version="{version}"][data-kind="stakeout_failed"]')
         expect(item).to_have_text(f"{name}'s stakeout on {block}, risk {failed['risk']}: failure")
         peek = page.locator(f'#log li[data-version="{version}"][data-kind="token_peeked"]')
@@ -163,7 +165,10 @@ def test_failed_risks_in_every_viewers_log(web_server: ServerProcess, people: An
         seat = (viewer.synced_mirror().view or {}).get("you")
         seat = seat["seat"] if isinstance(seat, dict) else None
         entries = [e for v, e in all_entries(viewer) if v == version]
-        want = [line for e in entries if (line := render(e, players, seat)) is not None]
+        blocks = block_names(viewer.synced_mirror().view)
+        want = [
+            line for e in entries if (line := render(e, players, seat, blocks=blocks)) is not None
+        ]
         shown = page.locator(f'#log li[data-version="{version}"]').all_inner_texts()
         assert [" ".join(t.split()) for t in shown] == want
 

@@ -20,6 +20,7 @@ pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright
 
 from playwright.sync_api import expect
 
+from echoridge_client.logtext import block_names
 from echoridge_protocol import codec
 from tests.e2e.conftest import ServerProcess
 from tests.e2e.test_game import frames_before_the_end, leaks
@@ -136,7 +137,7 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
     bob.page.goto(invite)
     bob.page.fill("#join-name", "Bob")
     bob.page.click("#join-submit")
-    expect(bob.page.locator(".waiting-room")).to_contain_text("You are P2 (you) (Bob)")
+    expect(bob.page.locator(".waiting-room")).to_contain_text("You sit in seat P2 as Bob.")
 
     # Ann fills the two other seats with bots and starts; Cleo watches from the start.
     expect(ann.page.locator("#room-seats")).to_have_text("2 of 4 seats taken.")
@@ -250,7 +251,8 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
         if json.loads(f).get("type") == "welcome"
     )
     players = welcome["view"]["players"]
-    whole = [render(e, players, None, True) for e in welcome["log"]]
+    blocks = block_names(welcome["view"])
+    whole = [render(e, players, None, True, blocks=blocks) for e in welcome["log"]]
     whole = [line for line in whole if line is not None]
     expect(dora.page.locator("#log li")).to_have_count(len(whole))
     assert [" ".join(t.split()) for t in dora.page.locator("#log li").all_inner_texts()] == whole
@@ -259,6 +261,7 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
     assert all("value" in e for e in peeks)
 
     # The spectator's page offers the transcript; it is the server's, with every secret.
+    cleo.page.click(".verify summary")  # the fairness check's details, folded to one line
     with cleo.page.expect_download() as download:
         cleo.page.click("#transcript-link")
     transcript = json.loads(Path(download.value.path()).read_text())
@@ -358,7 +361,7 @@ def test_a_phone_and_a_keyboard_are_enough(
             page.keyboard.press("Enter")
         page.wait_for_function("() => document.querySelector('#game').dataset.busy === '0'")
         if turn == 0:
-            page.screenshot(path=str(screenshots / "phone.png"), full_page=False)
+            page.screenshot(path=str(screenshots / "phone-keyboard.png"), full_page=False)
         kim.wait_state(*ACTIONS, timeout=30)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert_page_shows(kim)

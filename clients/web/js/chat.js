@@ -69,11 +69,17 @@ export class ChatPanel {
       h("label", { for: "chat-input" }, spectate ? "Message to the spectators" : "Message to the table"),
       h("div", { class: "chat-row" }, this.input, this.send));
     this.optIn = spectate ? null : h("input", { type: "checkbox", id: "chat-spectators", onchange: () => this.toggleSpectators() });
-    this.el = h("section", { class: "panel chat-panel", id: "chat", "aria-labelledby": "chat-title" },
-      h("h2", { id: "chat-title" }, "Chat"),
+    // Folded on a phone (fold()): the summary says how many lines came since it was folded.
+    this.unread = h("span", { class: "chat-unread" });
+    this.details = h("details", { class: "chat-fold", open: true },
+      h("summary", {}, h("h2", { id: "chat-title" }, "Chat"), this.unread),
       this.optIn ? h("p", { class: "chat-option small" },
         h("label", { for: "chat-spectators" }, this.optIn, " Show the spectators' chat")) : null,
       this.box, this.mutedList, form, this.status);
+    this.details.addEventListener("toggle", () => this.countUnread());
+    this.folded = null;
+    this.readCount = 0;
+    this.el = h("section", { class: "panel chat-panel", id: "chat", "aria-labelledby": "chat-title" }, this.details);
     session.addEventListener("chat", (e) => this.take(e.detail.lines));
     session.addEventListener("change", (e) => {
       const why = e.detail && e.detail.why;
@@ -82,6 +88,22 @@ export class ChatPanel {
       if (this.readSpectators) this.options(true);
     });
     this.renderMuted();
+  }
+
+  // Folds the chat (a phone, during the game) or opens it; a reader's own choice stands until
+  // the page's layout changes again.
+  fold(on) {
+    if (this.folded === on) return;
+    this.folded = on;
+    this.details.open = !on;
+    this.countUnread();
+  }
+
+  countUnread() {
+    if (this.details.open) this.readCount = this.lines.length;
+    const fresh = this.lines.length - this.readCount;
+    const text = !this.details.open && fresh > 0 ? ` (${fresh} new)` : "";
+    if (this.unread.textContent !== text) this.unread.textContent = text;
   }
 
   me() {
@@ -110,6 +132,7 @@ export class ChatPanel {
     replace(this.list, this.lines.map((line) => this.lineEl(line)));
     if (stick) this.box.scrollTop = this.box.scrollHeight;
     this.el.dataset.lines = String(this.lines.length);
+    this.countUnread();
     if (this.muted.size) this.renderMuted(); // (names learnt from the lines)
   }
 

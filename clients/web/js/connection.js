@@ -371,6 +371,14 @@ export class Lobby {
     return this.result({ type: "add_bot", table, token, kind });
   }
 
+  // A finished table's rematch (the feature `rematch`): a new table with the same seats,
+  // settings and bots; resolves to `created` (its `table` and the creator's `owner`).
+  async rematch(table, token) {
+    const reply = await this.request({ type: "rematch", table, token });
+    if (reply.outcome === "rejected") throw new Refused(reply.code, reply.message);
+    return reply;
+  }
+
   async transcript(table) {
     return (await this.request({ type: "transcript", table }, 60, { retry: true })).transcript;
   }

@@ -8,15 +8,69 @@
 import { choosers, isCoop, jointAccusationIntro } from "./coop.js";
 import { forceEffect, forceName, suspectName, suspectTrait, EVIDENCE_ORDER, DECISIONS } from "./data.js";
 import {
-  accusationOrder, accuseNote, commandKey, describe, knownValueHere, mySeat, place, who,
+  accusationOrder, accuseNote, commandKey, describe, hoursOf, knownValueHere, mySeat, place, who,
 } from "./describe.js";
 import { h } from "./dom.js";
+import { reasonText } from "./logtext.js";
 
 const ACTION_ORDER = [
   "arrest", "catch_informant", "catch_witness", "search_scene", "hold_mobster", "book_mobster",
   "resolve_event", "coffee_break",
 ];
 const RISKY = { call_for_backup: "Call for Backup", stakeout: "Stakeout" };
+// The actions `you.unavailable` may name (SPEC.md §6.1), as the buttons call them.
+const ACTION_NAMES = {
+  arrest: "Arrest",
+  coffee_break: "Coffee Break",
+  call_for_backup: "Call for Backup",
+  catch_informant: "Catch the Informant",
+  catch_witness: "Catch the Witness",
+  search_scene: "Search the Scene",
+  stakeout: "Stakeout",
+  hold_mobster: "Bring in for Holding, step 1",
+  book_mobster: "Bring in for Holding, step 2",
+  resolve_event: "Resolve an Event",
+};
+const UNAVAILABLE_ORDER = Object.keys(ACTION_NAMES);
+
+// Why an action may not be taken now, in words: the shared catalogue's `reasons` (reasonText,
+// read by both clients).
+export function reasonWords(text, type, code) {
+  return text ? reasonText(text, type, code, "not possible now") : "not possible now";
+}
+
+// The actions the seat could take on its turn but may not now (`you.unavailable`), greyed out
+// with the reason in words.
+function unavailableList(view, ctx) {
+  const list = ((view.you && view.you.unavailable) || []).filter((u) => u && ACTION_NAMES[u.type])
+    .sort((a, b) => UNAVAILABLE_ORDER.indexOf(a.type) - UNAVAILABLE_ORDER.indexOf(b.type));
+  if (!list.length) return null;
+  return h("div", { class: "unavailable-group" },
+    h("h4", { id: "unavailable-title" }, "Not possible now"),
+    h("ul", { class: "plain unavailable", "aria-labelledby": "unavailable-title" }, list.map((u) => {
+      const reason = reasonWords(ctx.text, u.type, u.code);
+      return h("li", { "data-unavailable": u.type, "data-code": u.code },
+        h("button", { type: "button", class: "cmd unavailable-action", disabled: true, "aria-describedby": `why-${u.type}` }, ACTION_NAMES[u.type]),
+        " ", h("span", { class: "reason", id: `why-${u.type}` }, reason));
+    })));
+}
+
+// "Pass when I have nothing to play" (you.auto_pass, and the `auto_pass` seat command of
+// you.controls offered with the value that changes it), or null when the server offers none.
+export function autoPassToggle(view, ctx) {
+  const you = view.you || {};
+  const cmd = (you.controls || []).find((c) => c.type === "auto_pass");
+  if (!cmd) return null;
+  const on = typeof you.auto_pass === "boolean" ? you.auto_pass : !cmd.on;
+  const box = h("input", {
+    type: "checkbox", id: "auto-pass", "data-key": "auto-pass", checked: on, disabled: ctx.busy,
+    "aria-describedby": "auto-pass-hint",
+    onchange: () => ctx.send(cmd),
+  });
+  return h("div", { class: "auto-pass" },
+    h("label", { for: "auto-pass" }, box, " Pass when I have nothing to play"),
+    h("small", { class: "hint", id: "auto-pass-hint" }, " At the Force card moments after your action and before the Mobster Roll, the server goes on for you when the only choice is to proceed."));
+}
 
 function button(cmd, view, ctx, { label = describe(cmd, view), cls = "" } = {}) {
   const key = commandKey(cmd);
@@ -65,11 +119,13 @@ export function turnControls(view, legal, ctx) {
       if (group.length) riskGroups.push(riskPicker(type, group, nightShift, view, ctx));
     }
   }
-  if (actions.length || riskGroups.length) {
+  const unavailable = unavailableList(view, ctx);
+  if (actions.length || riskGroups.length || unavailable) {
     out.push(h("section", { class: "control-group actions" },
       h("h3", {}, drives.length ? "…or act now (ends the turn's driving)" : "Action"),
       riskGroups,
-      h("div", { class: "buttons" }, actions.map((cmd) => button(cmd, view, ctx)))));
+      h("div", { class: "buttons" }, actions.map((cmd) => button(cmd, view, ctx))),
+      unavailable));
   }
   if (force.length) {
     const byCard = new Map();
@@ -97,8 +153,12 @@ export function turnControls(view, legal, ctx) {
     out.push(h("section", { class: "control-group force" }, h("h3", {}, "Force cards (cost no time)"), items));
   }
   if (proceed.length) {
+    const phase = view.turn ? view.turn.phase : null;
+    const when = phase === "w3" ? "Your action is done: you may play a Force card now (after your action), or go on."
+      : phase === "w4" ? "Before the Mobster Roll: you may play a Force card now, or go on."
+        : "You may play a Force card now, or go on.";
     out.push(h("section", { class: "control-group proceed" },
-      h("p", { class: "hint" }, "You may play a Force card now, or go on."),
+      h("p", { class: "hint" }, when),
       h("div", { class: "buttons" }, proceed.map((cmd) => button(cmd, view, ctx, { label: "Proceed", cls: "primary" })))));
   }
   if (others.length) {
@@ -111,15 +171,18 @@ function riskPicker(type, cmds, nightShift, view, ctx) {
   const name = RISKY[type];
   const known = type === "stakeout" ? knownValueHere(view) : null;
   const help = type === "call_for_backup"
-    ? "Roll a die: success if it is at most the risk (then every mobster here and next door is apprehended, and you gain a Force card). You pay the risk in hours either way."
-    : "You see the token's value V: success if V is at most the risk (the token is yours, +1 badge). You pay the risk in hours either way.";
+    ? "Roll a die: success if it is at most the risk (then every mobster here and next door is apprehended, and you gain a Force card). The risk costs hours either way."
+    : "You see the token's value: success if it is at most the risk (the token is yours, +1 badge). The risk costs hours either way.";
   const label = `${name}${nightShift ? " (Night Shift)" : ""}`;
   return h("fieldset", { class: "risk", "data-risk-group": type },
     h("legend", {}, `${label}: choose the risk`),
     h("p", { class: "hint" }, help, known !== null ? h("strong", {}, ` You know this token's value is ${known}.`) : null),
     h("div", { class: "buttons" }, cmds.map((cmd) => {
-      const chance = type === "call_for_backup" ? ` (${Math.round(Math.min(cmd.risk, 6) / 6 * 100)}%)` : "";
-      return button(cmd, view, ctx, { label: `${cmd.risk}${chance}`, cls: "risk-button" });
+      const bits = type === "call_for_backup" ? [`${Math.round(Math.min(cmd.risk, 6) / 6 * 100)}%`] : [];
+      const hours = hoursOf(view, cmd);
+      if (hours !== null) bits.push(`${hours} h`);
+      const label = bits.length ? `${cmd.risk} (${bits.join(", ")})` : String(cmd.risk);
+      return button(cmd, view, ctx, { label, cls: "risk-button" });
     })));
 }
 

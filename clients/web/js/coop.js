@@ -7,7 +7,7 @@
 // here is drawn. A spectator sees the public part only: `you.team` is never sent to one.
 
 import { EVIDENCE_ORDER, capitalize, forceName, roleActions, roleName, suspectName } from "./data.js";
-import { at, mySeat, who } from "./describe.js";
+import { blockName, knownFaceDown, mySeat, who } from "./describe.js";
 import { h } from "./dom.js";
 
 export function isCoop(view) {
@@ -23,11 +23,11 @@ export function isLead(view, seat) {
   return isCoop(view) && view.coop.lead === seat;
 }
 
-// "Ann (Detective, lead)": a seat with its role, for sentences about the team.
+// "Ann · Detective, lead": a seat with its role, for lists of the team.
 export function officerWords(view, seat, me = mySeat(view)) {
   const p = (view.players || [])[seat] || {};
   const bits = [p.role ? roleName(p.role) : null, isLead(view, seat) ? "lead" : null].filter(Boolean);
-  return `${who(seat, me, view.players)}${bits.length ? ` (${bits.join(", ")})` : ""}`;
+  return `${who(seat, me, view.players)}${bits.length ? ` · ${bits.join(", ")}` : ""}`;
 }
 
 // "You are the lead (the Detective)", "The lead is Ann (the Detective)".
@@ -116,8 +116,8 @@ export function teamPanel(view, verifier) {
     parts.push(h("p", { class: "muted small" }, "Spectating: the team's Force hands, the token values it looked at and its accusations are hidden."));
     return h("div", { class: "team", "data-team": "public" }, parts);
   }
-  const tokens = (view.you.known_tokens || []).map((t) =>
-    h("li", { "data-token": t.block.join(",") }, `${at(t.block)} ${t.kind}: `,
+  const tokens = knownFaceDown(view).map((t) =>
+    h("li", { "data-token": t.block.join(",") }, `${blockName(view, t.block)}, ${t.kind}: `,
       h("strong", {}, t.kind === "search" ? (t.value ? "success" : "failure") : String(t.value))));
   parts.push(h("h3", {}, "Face-down tokens the team knows"),
     tokens.length ? h("ul", { class: "plain team-tokens" }, tokens) : h("p", { class: "muted" }, "None yet."));
@@ -157,14 +157,25 @@ export function teamChoices(view) {
   }));
 }
 
-// The words above the suspects in the accusation dialog of a co-op game.
-export function jointAccusationIntro(view) {
+// Whose choice stands when the team's differ, in one sentence (rules.md §16; the server's
+// coop.lead: the Detective, unless a bot plays the Detective: then the first person in role
+// order, so a bot never overrules a person).
+export function leadRule(view) {
   const lead = view.coop.lead;
   const me = mySeat(view);
-  const whose = lead === me ? "yours, as the lead," : `the lead's (${officerWords(view, lead, me)})`;
+  const p = (view.players || [])[lead] || {};
+  const name = lead === me ? "you" : (p.name || `P${lead + 1}`);
+  const why = p.role === "detective" ? "the Detective" : "the first person in role order, since a bot plays the Detective";
+  return lead === me
+    ? `If the choices differ, yours stands: you are the lead (${why}).`
+    : `If the choices differ, ${name}'s stands: ${name} is the lead (${why}).`;
+}
+
+// The words above the suspects in the accusation dialog of a co-op game.
+export function jointAccusationIntro(view) {
   return [
-    h("p", {}, `The team makes one joint accusation. Each officer submits a choice; if the choices differ, ${whose} stands. `,
-      "The team wins only if it names the murderer."),
+    h("p", { class: "lead-rule" }, "The team makes one joint accusation: each officer submits a choice. ", leadRule(view),
+      " The team wins only if it names the murderer."),
     h("h3", {}, "Your team's choices so far"),
     teamChoices(view),
   ];

@@ -38,18 +38,19 @@ export const EVIDENCE_CLUE = {
   weapon: "Holding tokens",
 };
 
-// §9: Force card id -> [name, effect].
+// §9: Force card id -> [name, effect]; the effect starts with the moment of the turn it may be
+// played at, in words (rules.md §4.8), never the windows' short names.
 export const FORCE = {
-  code_three: ["Code Three", "W1: waive the base hour of up to 3 blocks of this Drive"],
-  radio_car: ["Radio Car", "W1: put your car on any block instead of driving"],
-  judges_signature: ["Judge's Signature", "W2: your action ignores day/night"],
-  tip_line: ["Tip Line", "any time: look at one face-down Search or Stakeout token"],
-  checkpoint: ["Checkpoint", "W4: no Mobster Roll this turn"],
-  double_shift: ["Double Shift", "W3: take one more action this turn"],
-  rubber_stamp: ["Rubber Stamp", "W2: your action costs 1 h less"],
-  telephoto: ["Telephoto", "W2: +2 risk for the success test"],
-  squad_wagon: ["Squad Wagon", "W1/W2: apprehend one mobster here or adjacent"],
-  jailhouse_deal: ["Jailhouse Deal", "any time: gain 1 Suspect"],
+  code_three: ["Code Three", "before you drive: the drive's first 3 blocks cost no base hour"],
+  radio_car: ["Radio Car", "before you drive: put your car on any block instead of driving"],
+  judges_signature: ["Judge's Signature", "after you drive, before your action: your action ignores day and night"],
+  tip_line: ["Tip Line", "any time in your turn: look at one face-down Search or Stakeout token"],
+  checkpoint: ["Checkpoint", "before the Mobster Roll: no Mobster Roll this turn"],
+  double_shift: ["Double Shift", "after your action: take one more action this turn"],
+  rubber_stamp: ["Rubber Stamp", "after you drive, before your action: your action costs 1 h less"],
+  telephoto: ["Telephoto", "after you drive, before your action: +2 risk for the success test"],
+  squad_wagon: ["Squad Wagon", "before you drive or before your action: apprehend one mobster here or next door"],
+  jailhouse_deal: ["Jailhouse Deal", "any time in your turn: gain 1 Suspect"],
 };
 
 // §10: ability id -> [name, effect].
@@ -64,31 +65,60 @@ export const ABILITIES = {
   good_cop: ["Good Cop", "looks pick only among cards you have not seen"],
 };
 
-// §11.5: event id -> [name, effect while active, resolve, rewards resolver / contributors].
+// §8.6: event id -> [name, effect while active, resolve, rewards resolver / contributors]; the
+// resolve and reward codes are put in words by resolveWords and rewardWords.
 export const EVENTS = {
-  E1: ["Burst Water Main", "+1 h to enter a token block", "VISIT 1", "F / P"],
+  E1: ["Burst Water Main", "entering a block with one of its tokens costs 1 h more", "VISIT 1", "F / P"],
   E2: ["Dead Phone Lines", "Call for Backup risk at most 4", "VISIT 2", "B"],
-  E3: ["Scared Silent", "Catch Witness +1 h", "VISIT 2", "B / S"],
-  E4: ["Lips Sealed", "Catch Informant +1 h", "VISIT 2", "B / S"],
+  E3: ["Scared Silent", "Catch Witness costs 1 h more", "VISIT 2", "B / S"],
+  E4: ["Lips Sealed", "Catch Informant costs 1 h more", "VISIT 2", "B / S"],
   E5: ["Citywide Blackout", "every turn is a night turn", "MEET 1", "B / B"],
-  E6: ["Harbor Fog", "Stakeout +1 h", "VISIT 1", "F / S"],
-  E7: ["Evidence Locker Leak", "Holding step 2 +1 h", "VISIT 1", "E"],
-  E8: ["Hostage at the Diner", "timed: penalty", "NAB", "B"],
-  E9: ["Armored Car Heist", "timed: everyone discards a Force card", "VISIT 1", "B / F"],
-  E10: ["City Hall Protest", "no Force cards", "MEET 2", "I / S"],
-  E11: ["Gang Summit", "Arrest +1 h", "NAB", "B / S"],
-  E12: ["Protection Racket", "Backup gives no Force card", "VISIT 1 night", "POOL(2)"],
-  E13: ["Crooked Alderman", "Force hand limit -1", "VISIT 3", "E"],
-  E14: ["Crosstown Gridlock", "+1 h to enter a token's row", "VISIT 1", "F"],
-  E15: ["Courthouse Fire", "Search Scene +1 h; timed: penalty", "VISIT 2", "B / S"],
-  E16: ["Numbers Racket", "a 3-3 roll starts a Crime Spree", "NAB", "B / S"],
-  E17: ["Missing Bookkeeper", "timed: penalty x2", "MEET 2", "E / E"],
-  E18: ["Jailhouse Riot", "no Holding step 1; timed: 2 mobsters", "VISIT 2", "B"],
+  E6: ["Harbor Fog", "Stakeout costs 1 h more", "VISIT 1", "F / S"],
+  E7: ["Evidence Locker Leak", "Bring in for Holding step 2 costs 1 h more", "VISIT 1", "E"],
+  E8: ["Hostage at the Diner", "nothing until its deadline: then a Too-Many-Events Penalty", "NAB", "B"],
+  E9: ["Armored Car Heist", "nothing until its deadline: then everyone discards a Force card", "VISIT 1", "B / F"],
+  E10: ["City Hall Protest", "no Force cards may be played", "MEET 2", "I / S"],
+  E11: ["Gang Summit", "Arrest costs 1 h more", "NAB", "B / S"],
+  E12: ["Protection Racket", "a successful Call for Backup gives no Force card", "VISIT 1 night", "POOL(2)"],
+  E13: ["Crooked Alderman", "every Force hand limit is 1 lower", "VISIT 3", "E"],
+  E14: ["Crosstown Gridlock", "entering any block in its token's row costs 1 h more", "VISIT 1", "F"],
+  E15: ["Courthouse Fire", "Search Scene costs 1 h more; at its deadline a Too-Many-Events Penalty", "VISIT 2", "B / S"],
+  E16: ["Numbers Racket", "a 3-3 Mobster Roll starts a Crime Spree", "NAB", "B / S"],
+  E17: ["Missing Bookkeeper", "nothing until its deadline: then two Too-Many-Events Penalties", "MEET 2", "E / E"],
+  E18: ["Jailhouse Riot", "Bring in for Holding step 1 is not allowed; at its deadline 2 mobsters appear", "VISIT 2", "B"],
 };
 export const REWARDS = "B badge, F Force card, S Suspect, P peek at a token, I Interrogate, E learn a trait";
-export const SURCHARGE_TOKEN = new Set(["E1"]); // +1 h to enter a block with its token
-export const SURCHARGE_ROW = new Set(["E14"]); // +1 h to enter a block in a token's row
+const REWARD_WORDS = {
+  B: "+1 badge",
+  F: "a Force card",
+  S: "a Suspect card",
+  P: "a look at a face-down token",
+  I: "an Interrogate",
+  E: "a murderer's trait",
+  "POOL(2)": "a pick of 2 face-up Force cards",
+};
 
+// What an event asks of the officers, in words (rules.md §8.3): "VISIT 2" and the like.
+export function resolveWords(card) {
+  const code = EVENTS[card] ? EVENTS[card][2] : "";
+  const [how, hours, when] = code.split(" ");
+  const only = when === "night" ? " (night only)" : "";
+  if (how === "VISIT") return `Resolve Event for ${hours} h on a block with one of its tokens${only}`;
+  if (how === "MEET") {
+    return `Resolve Event for ${hours} h on one of its tokens' blocks; an officer whose car is on the other token's block clears that one too${only}`;
+  }
+  if (how === "NAB") return "apprehend the mobster on its token (or Resolve Event for 1 h there once no mobster stands on it)";
+  return code;
+}
+
+// Who gets what when the event is resolved, in words.
+export function rewardWords(card) {
+  const code = EVENTS[card] ? EVENTS[card][3] : "";
+  const [resolver, helpers] = code.split(" / ");
+  const word = (c) => REWARD_WORDS[c] || c;
+  const first = `whoever clears the last token gets ${word(resolver)}`;
+  return helpers ? `${first}; everyone who helped gets ${word(helpers)}` : first;
+}
 export const ACTIONS = {
   arrest: "Arrest",
   coffee_break: "Coffee Break",
@@ -175,7 +205,7 @@ export function candidates(innocent, traits) {
 
 // A Force card's effect; in co-op (§14) Judge's Signature lets the action be one the role lacks.
 export function forceEffect(card, coop = false) {
-  if (coop && card === "judges_signature") return "W2: your action may be one your role lacks";
+  if (coop && card === "judges_signature") return "after you drive, before your action: your action may be one your role lacks";
   return FORCE[card] ? FORCE[card][1] : "";
 }
 

@@ -2,8 +2,7 @@
 // tui/describe.py: one line per command of `you.legal`, what a block holds, what the page asks.
 
 import {
-  ACTIONS, DECISIONS, EVENTS, SURCHARGE_ROW, SURCHARGE_TOKEN, candidates, capitalize,
-  eventName, forceName, suspectName, suspectTrait,
+  ACTIONS, DECISIONS, candidates, capitalize, eventName, forceName, suspectName, suspectTrait,
 } from "./data.js";
 import { seatName } from "./logtext.js";
 
@@ -13,21 +12,46 @@ export function who(seat, me, players = null) {
   return seat === me ? "You" : players ? seatName(players, seat) : `P${seat + 1}`;
 }
 
-export function at(block) {
-  return `(${block[0]},${block[1]})`;
+// A block's name as the board shows it ("Chinatown Gate", "Police HQ"); before the city is
+// dealt (no names yet), its column and row in words.
+export function blockName(view, block) {
+  if (!Array.isArray(block)) return "";
+  const name = blockOf(view, block).name;
+  return name ? String(name) : `column ${block[0]}, row ${block[1]}`;
 }
 
 export function blockOf(view, block) {
   if (!block) return {};
   const [c, r] = block;
-  const blocks = (view.city && view.city.blocks) || [];
+  const blocks = (view && view.city && view.city.blocks) || [];
   const i = (r - 1) * 5 + (c - 1);
   return i >= 0 && i < blocks.length ? blocks[i] : {};
 }
 
+// Where a block is, for sentences: its name.
 export function place(view, block) {
-  const name = blockOf(view, block).name || "";
-  return `${at(block)} ${name}`.trim();
+  return blockName(view, block);
+}
+
+// The hours the server says `cmd` (one of you.legal) adds to the turn (you.hours, SPEC.md §6.1),
+// or null when the server does not say: the page never works a cost out itself.
+export function hoursOf(view, cmd) {
+  const you = (view && view.you) || {};
+  const legal = you.legal || [];
+  const hours = you.hours;
+  if (!Array.isArray(hours) || hours.length !== legal.length) return null;
+  let i = legal.indexOf(cmd);
+  if (i < 0) {
+    const key = commandKey(cmd);
+    i = legal.findIndex((c) => commandKey(c) === key);
+  }
+  return i >= 0 && Number.isInteger(hours[i]) ? hours[i] : null;
+}
+
+// " (2 h)" from the server's hours, or "" when it sends none.
+export function costWords(view, cmd) {
+  const hours = hoursOf(view, cmd);
+  return hours === null ? "" : ` (${hours} h)`;
 }
 
 export function clueWords(clue) {
@@ -44,7 +68,7 @@ export function whatIsOn(view, block) {
   const parts = [];
   if (b.mobster) parts.push(`${b.mobster} mobster`);
   if (b.clue) parts.push(clueWords(b.clue));
-  if (b.events && b.events.length) parts.push("event " + b.events.map((s) => `#${s}`).join(" "));
+  if (b.events && b.events.length) parts.push(`event token${b.events.length > 1 ? "s" : ""} of slot ${b.events.join(" and ")}`);
   if (b.hq) parts.push("HQ");
   return parts.join(", ");
 }
@@ -86,6 +110,15 @@ function knownToken(view, block) {
   return null;
 }
 
+// The face-down tokens the viewer knows that are still face down in the city (a token won or
+// removed since has left the list).
+export function knownFaceDown(view) {
+  return ((view.you && view.you.known_tokens) || []).filter((t) => {
+    const clue = blockOf(view, t.block).clue;
+    return clue && clue.kind === t.kind;
+  });
+}
+
 export function knownValueHere(view) {
   const car = myCar(view);
   return car ? knownToken(view, car) : null;
@@ -103,38 +136,19 @@ export function accuseNote(view, suspect) {
   return "possible";
 }
 
-// Hours a Drive along `path` costs before waivers: 1 per block entered plus the surcharges of
-// the active events (rules.md §4.3).
-export function driveHours(view, path) {
-  const slots = (view.events && view.events.slots) || [];
-  let hours = 0;
-  for (const block of path) {
-    hours += 1;
-    for (const slot of slots) {
-      if (!slot) continue;
-      if (SURCHARGE_TOKEN.has(slot.card)) {
-        hours += slot.tokens.filter((t) => t[0] === block[0] && t[1] === block[1]).length;
-      }
-      if (SURCHARGE_ROW.has(slot.card)) {
-        hours += slot.tokens.filter((t) => t[1] === block[1]).length;
-      }
-    }
-  }
-  return hours;
-}
-
 export function describe(cmd, view) {
   const kind = String(cmd.type);
   const me = mySeat(view);
   const players = view.players || [];
+  const cost = costWords(view, cmd);
   if (kind === "drive") {
     const path = cmd.path || [];
     if (!path.length) return "Drive nowhere";
     const end = path[path.length - 1];
     const there = whatIsOn(view, end);
-    const hours = driveHours(view, path);
-    return `Drive to ${place(view, end)}: ${path.length} block${path.length > 1 ? "s" : ""}, ${hours} h` +
-      (there ? ` (${there})` : "");
+    const hours = hoursOf(view, cmd);
+    return `Drive to ${place(view, end)}: ${path.length} block${path.length > 1 ? "s" : ""}` +
+      (hours === null ? "" : `, ${hours} h`) + (there ? ` (${there})` : "");
   }
   if (kind === "play_force") {
     const on = cmd.block ? ` on ${place(view, cmd.block)}` : "";
@@ -142,45 +156,47 @@ export function describe(cmd, view) {
   }
   const car = myCar(view);
   const here = car ? blockOf(view, car) : {};
+  const the = (colour) => (colour ? `the ${colour} mobster` : "the mobster");
   switch (kind) {
     case "arrest":
-      return `Arrest the ${here.mobster || ""} mobster here (1 h)`.replace("  ", " ");
+      return `Arrest ${the(here.mobster)} here${cost}`;
     case "coffee_break":
-      return "Coffee Break (1 h, nothing happens)";
+      return `Coffee Break: nothing happens${cost}`;
     case "call_for_backup":
-      return `Call for Backup, risk ${cmd.risk}${ns(cmd)}`;
+      return `Call for Backup, risk ${cmd.risk}${ns(cmd)}${cost}`;
     case "catch_informant":
-      return `Catch Informant${car ? ` of row ${car[1]}` : ""} (2 h)${ns(cmd)}`;
+      return `Catch the Informant${car ? ` of row ${car[1]}` : ""}${ns(cmd)}${cost}`;
     case "catch_witness":
-      return `Catch Witness${car ? ` of column ${car[0]}` : ""} (2 h)${ns(cmd)}`;
+      return `Catch the Witness${car ? ` of column ${car[0]}` : ""}${ns(cmd)}${cost}`;
     case "search_scene":
-      return `Search Scene (2 h)${ns(cmd)}`;
+      return `Search the Scene${ns(cmd)}${cost}`;
     case "stakeout":
-      return `Stakeout, risk ${cmd.risk}${ns(cmd)}`;
+      return `Stakeout, risk ${cmd.risk}${ns(cmd)}${cost}`;
     case "hold_mobster":
-      return `Bring in for Holding, step 1: hold the ${here.mobster || ""} mobster (2 h)`;
+      return `Bring in for Holding, step 1: hold ${the(here.mobster)}${ns(cmd)}${cost}`;
     case "book_mobster": {
       const held = me !== null && players[me] ? players[me].holding : null;
-      return `Bring in for Holding, step 2: book the ${held || ""} mobster at HQ (2 h)`;
+      return `Bring in for Holding, step 2: book ${the(held)} at Police HQ${ns(cmd)}${cost}`;
     }
     case "resolve_event": {
       const slots = (view.events && view.events.slots) || [];
       const slot = slots[cmd.slot - 1];
       const card = slot ? slot.card : "?";
-      const resolve = EVENTS[card] ? EVENTS[card][2] : "";
-      return `Resolve Event #${cmd.slot}: ${eventName(card)} (${resolve})${ns(cmd)}`;
+      return `Resolve the event ${eventName(card)} (slot ${cmd.slot})${ns(cmd)}${cost}`;
     }
     case "proceed":
       return "Proceed (play no more Force cards now)";
     case "gain_suspect": {
       if (cmd.look_at === null || cmd.look_at === undefined) return "Draw the top Suspect card";
-      const n = players[cmd.look_at] ? players[cmd.look_at].suspects : "?";
-      return `Look at one of ${who(cmd.look_at, me, players)}'s ${n} Suspect cards`;
+      const n = players[cmd.look_at] ? players[cmd.look_at].suspects : null;
+      const held = n === null ? "" : ` (${n === 1 ? "1 card" : `${n} cards`} in hand)`;
+      return `Look at a Suspect card of ${who(cmd.look_at, me, players)}${held}`;
     }
     case "interrogate": {
       if (cmd.target === null || cmd.target === undefined) return "Skip the Interrogate";
-      const n = players[cmd.target] ? players[cmd.target].suspects : "?";
-      return `Interrogate ${who(cmd.target, me, players)} (${n} Suspect cards)`;
+      const n = players[cmd.target] ? players[cmd.target].suspects : null;
+      const held = n === null ? "" : ` (${n === 1 ? "1 Suspect card" : `${n} Suspect cards`} in hand)`;
+      return `Interrogate ${who(cmd.target, me, players)}${held}`;
     }
     case "pick_slot": {
       const decision = (view.you && view.you.decision) || {};
@@ -201,7 +217,7 @@ export function describe(cmd, view) {
     case "accuse":
       return `Accuse ${cmd.suspect} ${suspectName(cmd.suspect)}: ${accuseNote(view, cmd.suspect)}`;
     default:
-      return ACTIONS[kind] || capitalize(kind.replaceAll("_", " "));
+      return (ACTIONS[kind] || capitalize(kind.replaceAll("_", " "))) + cost;
   }
 }
 
@@ -248,9 +264,13 @@ export function prompt(view) {
   if (you.decision) return DECISIONS[you.decision.kind] || `Decide: ${you.decision.kind}`;
   const turn = view.turn || {};
   if ((you.legal || []).length && turn.seat === me) {
-    return turn.phase === "w1"
-      ? `Your turn (${turn.time}): drive by clicking a highlighted block, or take an action`
-      : `Your turn (${turn.time}): ${turn.phase === "w2" ? "take an action" : "play a Force card or proceed"}`;
+    const step = {
+      w1: "drive by clicking a highlighted block, or take an action",
+      w2: "take an action",
+      w3: "your action is done: play a Force card now, or proceed",
+      w4: "before the Mobster Roll: play a Force card now, or proceed",
+    }[turn.phase] || "play a Force card or proceed";
+    return `Your turn (${turn.time}): ${step}`;
   }
   const waiting = (view.decisions || []).filter((d) => d.seat !== me);
   if (waiting.length) return `Waiting for ${who(waiting[0].seat, me, view.players)} to decide (${waiting[0].kind.replaceAll("_", " ")})`;

@@ -62,7 +62,41 @@ export function askResume(page, record) {
   page.root.querySelector("#resume-seat").focus();
 }
 
-export function joinForm(page, another = false) {
+// Opening an invite: the table is looked up first, so that a started, full, closed or unknown
+// table says so at once (and offers to watch) instead of asking for a name in vain.
+export async function joinForm(page, another = false) {
+  replace(page.root, h("section", { class: "card narrow" }, h("h1", {}, `Table ${page.table}`), h("p", { role: "status" }, "Looking the table up…")));
+  let info = null;
+  try {
+    info = await page.lobby.table(page.table);
+  } catch (err) {
+    if (err instanceof Refused && err.code === "table/not_found") return cannotJoin(page, "There is no such table: the link may be old, or the table was closed.", false);
+    // the server cannot be asked now: the form, and the join says why if it must
+  }
+  if (page.session || page.closed) return undefined; // the page moved on meanwhile
+  // a private table, or one without spectators, cannot be watched (table/no_spectators)
+  const watchable = Boolean(info && info.spectators !== false && info.public !== false);
+  if (info && info.status === "playing") {
+    return cannotJoin(page, `The game at this table has already started, so its seats are taken${watchable ? "" : ", and it cannot be watched"}.`, watchable);
+  }
+  if (info && info.status === "over") return cannotJoin(page, "The game at this table is over.", watchable);
+  if (info && info.taken >= info.seats) return cannotJoin(page, "Every seat at this table is taken.", watchable);
+  return nameForm(page, another);
+}
+
+function cannotJoin(page, words, watchable) {
+  replace(page.root, h("section", { class: "card narrow", id: "cannot-join" },
+    h("h1", {}, `Table ${page.table}`),
+    h("p", { class: "status", role: "status" }, words),
+    h("div", { class: "buttons" },
+      watchable ? h("button", { type: "button", class: "primary", id: "watch-instead", onclick: () => page.navigate(`#/watch/${page.table}`) }, "Watch the game") : null,
+      h("a", { href: "#/", class: "button-link", id: "back-to-lobby" }, "Back to the lobby"))));
+  const first = page.root.querySelector("#watch-instead, #back-to-lobby");
+  if (first) first.focus();
+  return undefined;
+}
+
+function nameForm(page, another) {
   const nameInput = h("input", { id: "join-name", name: "name", required: true, maxlength: 32, autocomplete: "nickname", value: store.name() || "" });
   const status = h("p", { class: "status", role: "status" });
   const form = h("form", { class: "card narrow", id: "join-form" },

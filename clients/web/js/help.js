@@ -22,9 +22,30 @@ const PIECES = [
   ["R, B, G (striped, dotted, grid)", "a red, blue or gray mobster on a block"],
   ["S? / K?", "a face-down Search or Stakeout token (S+ / S−, K 1–5 once face up; ✓ once checked)"],
   ["I1–I5, W1–W5", "the Informant of each row (left) and the Witness of each column (top); a plain number once taken"],
+  ["dotted line, dashed ring, crossed circle, die", "what just happened: the path a car drove, a block where something changed, a mobster taken away, the die of a Call for Backup (the words are under the board)"],
   ["◆ n", "an event token of event slot n"],
   ["P1–P4", "the officers' cars; your own is marked"],
   ["dashed yellow block", "a block you can drive to (or pick) now"],
+];
+
+// Words of the game, for "How to play": what each term on the page means.
+const GLOSSARY = [
+  ["Time track", "0 to 48 hours. Your tracker moves on by the hours your turn cost; whoever is furthest back plays next."],
+  ["Day turn, night turn", "Fixed by where your tracker stood when the turn began: 0–12 and 25–36 are day, 13–24 and 37–47 night. Some actions are day-only, some night-only."],
+  ["Drive", "Move your car block by block before your action: 1 h per block entered, more where an event says so."],
+  ["Action", "The one thing you do each turn (Arrest, Call for Backup, Stakeout…); it ends your turn's driving."],
+  ["Risk", "For Call for Backup and Stakeout you choose a risk: it is the hours you pay, and the die (or the token's value) must be at most the risk to succeed."],
+  ["Force cards", "Played free on your own turn at the moment each card names: before you drive, after you drive (before your action), after your action, or before the Mobster Roll."],
+  ["Mobster Roll", "At the end of every turn two dice name a block: a new mobster appears there, or an event if one is already there."],
+  ["Apprehend, arrest", "An apprehended mobster goes back to the bag; an arrested one fills your arrest spot of its colour (all three: +1 badge)."],
+  ["Badge", "Your standing, 0 to 10. Levels 2, 4, 6, 8 and 10 give an Interrogate; at the end it breaks ties between right accusers."],
+  ["Informant I1–I5, Witness W1–W5", "The clue beside each row (I) and above each column (W), caught by Catch the Informant or Catch the Witness."],
+  ["Search and Stakeout tokens (S?, K?)", "Face-down clues on blocks: Search the Scene turns an S up, a Stakeout looks at a K and wins it if its value is at most your risk."],
+  ["Evidence, Evidence token", "Five evidences (Rank, Gang, Forensics, Getaway, Weapon), each solved by enough clues of one kind; who adds the last clue takes its Evidence token and learns the murderer's trait."],
+  ["Suspect cards", "Every card you hold or see is innocent: the murderer's card is never in a hand."],
+  ["Events", "Cards in the three slots that change the rules while in play; clearing one (Resolve Event, or as it asks) earns its reward. A Timed event left too long brings a Too-Many-Events Penalty."],
+  ["Rest your case", "On spaces 43–47 you may end your game early; a tracker further back wins ties."],
+  ["Accusation", "At the end each officer names one suspect in secret. One right accuser wins; several are compared by badge, then the tracker further back, then more Evidence tokens."],
 ];
 
 export function helpDialog() {
@@ -38,7 +59,8 @@ export function helpDialog() {
     h("h3", {}, "A turn"),
     h("ol", {},
       h("li", {}, h("strong", {}, "Drive"), " (optional): click a highlighted block, or choose it in the list. 1 h per block entered, plus surcharges of some events."),
-      h("li", {}, h("strong", {}, "One action"), " (required), below. Then your tracker moves on by the hours of the drive and the action."),
+      h("li", {}, h("strong", {}, "One action"), " (required), below. The buttons show what each costs; an action you cannot take now is greyed out with the reason beside it. Then your tracker moves on by the hours of the drive and the action."),
+      h("li", {}, "Your ", h("strong", {}, "Force cards"), " can be played at their moments; after your action and before the Mobster Roll the game waits for you to play one or proceed (tick \"Pass when I have nothing to play\" to skip those waits)."),
       h("li", {}, "Crossing a red ", h("strong", {}, "event line"), " of the track brings a new event into play."),
       h("li", {}, "The ", h("strong", {}, "Mobster Roll"), ": two dice name a block; an empty one gets a mobster from the bag, an occupied one brings a new event; a 6 or 3-3 is a reprieve; 1-1, 2-2, 4-4 and 5-5 roll again."),
       h("li", {}, "On spaces 43–47 you may ", h("strong", {}, "rest your case"), " (end your game); on 48 it ends.")),
@@ -55,6 +77,8 @@ export function helpDialog() {
     h("p", {}, "With 2–4 officers you may play together against the clock. Each officer has a role, drawn at the start, that limits the clue actions they may take (every role may drive, arrest, call for backup, take a coffee break, resolve events and rest their case):"),
     h("ul", {}, Object.keys(ROLES).map((role) => h("li", {}, h("strong", {}, ROLES[role][0]), `: ${roleActions(role).join(", ")}`))),
     h("p", {}, "There are no day or night limits and no arrest spots. Suspect cards are drawn face up for everyone, solved evidence is shown to everyone, and whatever an officer learns the whole team learns; with two officers the team shares one Force hand. A gray mobster becomes the Out-of-Time Marker on space 49: every Too-Many-Events Penalty moves it one space back, the hour cap is the space before it, and a tracker it reaches has ended. At the end the team makes one joint accusation: each officer submits a choice, and if they differ the lead's (the Detective's) stands. The team wins only if it names the murderer."),
+    h("h3", { id: "glossary" }, "Words of the game"),
+    h("dl", { class: "help-pieces glossary" }, GLOSSARY.map(([term, meaning]) => [h("dt", {}, term), h("dd", {}, meaning)])),
     h("h3", {}, "On the board"),
     h("dl", { class: "help-pieces" }, PIECES.map(([piece, meaning]) => [h("dt", {}, piece), h("dd", {}, meaning)])),
     h("p", {}, "Point at (or move the keyboard focus to) a block to read everything on it. Force cards: ",

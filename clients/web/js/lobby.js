@@ -108,7 +108,10 @@ export class LobbyPage {
       h("div", { class: "lobby" },
         h("section", { class: "intro" },
           h("h1", {}, "Echo Ridge"),
-          h("p", {}, "Someone has been murdered in the city of Echo Ridge. As officers you drive a 5×5 city, arrest mobsters and collect clues on a shared 48-hour time track; in the end each of you secretly accuses one of 16 suspects, or in the cooperative game the team makes one joint accusation. Play with friends by sending them a link, fill empty seats with bots, or watch a public table.")),
+          h("p", {}, "Someone has been murdered in the city of Echo Ridge. As officers you drive a 5×5 city, arrest mobsters and collect clues on a shared 48-hour time track; in the end each of you secretly accuses one of 16 suspects, or in the cooperative game the team makes one joint accusation. Play with friends by sending them a link, fill empty seats with bots, or watch a public table."),
+          h("div", { class: "buttons" },
+            h("button", { type: "button", class: "primary", id: "try-bots", "aria-describedby": "try-bots-hint", onclick: () => this.tryBots(name.value.trim()) }, "Try a game against bots"),
+            h("span", { class: "hint", id: "try-bots-hint" }, "You and two greedy bots, started at once: the quickest way to learn."))),
         this.status,
         h("div", { class: "lobby-grid" },
           create,
@@ -201,6 +204,23 @@ export class LobbyPage {
         h("td", { class: "row-actions" },
           joinable ? h("a", { href: `#/table/${t.table}`, class: "button-link", "data-key": `join-${t.table}` }, "Join") : null, " ",
           t.spectators ? h("a", { href: `#/watch/${t.table}`, class: "button-link", "data-key": `watch-${t.table}` }, "Watch") : null))))));
+  }
+
+  // A first game: a private table for three, the other two seats greedy bots, started at once.
+  async tryBots(name) {
+    const who = name || store.name() || "Rookie";
+    store.keepName(who);
+    this.say("Setting up a game against bots…");
+    try {
+      const created = await this.lobby.create(3, { isPublic: false, spectators: true });
+      store.keepOwner(created.table, created.owner);
+      const record = await joinTable(this.lobby, created.table, who, { seats: 3, public: false, server_seed_commit: created.server_seed_commit });
+      for (let i = 1; i < 3; i++) await this.lobby.addBot(created.table, record.token, "greedy");
+      await this.lobby.start(created.table, record.token);
+      this.navigate(`#/table/${created.table}`);
+    } catch (err) {
+      this.say(`The game could not be set up: ${err.message}`);
+    }
   }
 
   async create({ name, seats, mode, isPublic, spectators, delay, bots, clock }) {

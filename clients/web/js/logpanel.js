@@ -1,10 +1,17 @@
 // The log panel: the game log as this viewer may know it (welcome.log, then each delta's log),
 // one line per entry in the words of logtext.js. Results only this seat was told carry the
-// private mark; in a co-op game, what the whole team was told carries the team mark. The list is a keyboard-scrollable role="log" region (it announces new lines
-// politely); lines are text nodes only.
+// private mark; in a co-op game, what the whole team was told carries the team mark. The list
+// is a keyboard-scrollable role="log" box that does not speak (aria-live off): the newest moves
+// are said once, by the panel at the board (lastmove.js); lines are text nodes only.
 
 import { h, replace } from "./dom.js";
-import { entryText, isHidden, isPrivate, isTeam, loadLogText } from "./logtext.js";
+import { blockNames, entryText, isHidden, isPrivate, isTeam, loadLogText } from "./logtext.js";
+
+// One entry in the catalogue's words, as `seat` (null: a spectator) sees it in `view`'s game, with
+// the city's block names for blocks; null for a kind the catalogue does not know.
+export function logLine(text, entry, { view = {}, seat = null, whole = false } = {}) {
+  return entryText(text, entry, { players: view.players || [], seat, whole, blocks: blockNames(view) });
+}
 
 export class LogPanel {
   constructor(session) {
@@ -14,7 +21,7 @@ export class LogPanel {
     // role="log" (a polite live region) on a scrollable box the keyboard can reach; the
     // lines are a list inside it.
     this.list = h("ol", { class: "log-lines" });
-    this.box = h("div", { class: "log", id: "log", role: "log", tabindex: 0, "aria-label": "Game log" }, this.list);
+    this.box = h("div", { class: "log", id: "log", role: "log", "aria-live": "off", tabindex: 0, "aria-label": "Game log" }, this.list);
     this.shown = 0; // records of session.log already drawn
     this.players = null; // the players' names the lines were drawn with
     this.el = h("section", { class: "panel log-panel", "aria-labelledby": "log-title" },
@@ -36,7 +43,7 @@ export class LogPanel {
 
   playersKey() {
     const view = this.session.view;
-    return JSON.stringify([view && view.mode, ((view && view.players) || []).map((p) => [p.name, p.bot])]);
+    return JSON.stringify([view && view.mode, ((view && view.players) || []).map((p) => [p.name, p.bot]), blockNames(view)]);
   }
 
   // Draws everything again (a new log, or the names it was drawn with changed).
@@ -70,13 +77,14 @@ export class LogPanel {
     const players = view.players || [];
     const seat = this.seat();
     const team = view.mode === "cooperative" ? players.length : 0;
+    const blocks = blockNames(view);
     const box = this.box;
     const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
     const items = [];
     for (const { v, e, w } of records) {
       if (!e || typeof e !== "object" || isHidden(this.text, e)) continue;
       const whole = session.logWhole || Boolean(w);
-      const line = entryText(this.text, e, { players, seat, whole });
+      const line = entryText(this.text, e, { players, seat, whole, blocks });
       if (line === null) continue;
       const mine = !whole && isPrivate(e, seat, team);
       const ours = !whole && isTeam(e, seat, team);

@@ -4,14 +4,14 @@
 // co-op game has (roles, the team, the joint accusation) is drawn by coop.js.
 
 import {
-  ABILITIES, EVENTS, EVIDENCE_CLUE, EVIDENCE_ORDER, REWARDS, SUSPECT_IDS,
-  candidates, capitalize, forceEffect, forceName, isNight, suspectName,
+  ABILITIES, EVENTS, EVIDENCE_CLUE, EVIDENCE_ORDER, SUSPECT_IDS,
+  candidates, capitalize, forceEffect, forceName, isNight, resolveWords, rewardWords, suspectName,
   suspectTrait,
 } from "./data.js";
 import { isCoop, roleChips, roleRows, teamResult } from "./coop.js";
-import { at, faceUpBy, innocents, mySeat, who } from "./describe.js";
+import { blockName, faceUpBy, innocents, knownFaceDown, mySeat, who } from "./describe.js";
 import { h } from "./dom.js";
-import { seatName } from "./logtext.js";
+import { eventWords, seatName } from "./logtext.js";
 import { MOBSTER_LETTER } from "./board.js";
 
 // A seat's chip: its number and its player's display name (text only), bots marked.
@@ -74,7 +74,7 @@ export function officers(view, presence = null) {
         h("dt", {}, "Ability"), h("dd", { title: ability[1] }, `${ability[0]}`, h("small", {}, ` — ${ability[1]}`)),
         h("dt", {}, "Time"), h("dd", {}, `space ${p.space} (${isNight(p.space) ? "night" : "day"})`),
         h("dt", {}, "Badge"), h("dd", { "data-badge": p.badge }, `${p.badge} / 10`),
-        h("dt", {}, "Car"), h("dd", {}, at(p.car)),
+        h("dt", {}, "Car"), h("dd", { "data-car-at": (p.car || []).join(",") }, blockName(view, p.car)),
         h("dt", {}, "Arrests"), h("dd", { class: "arrests" }, arrests),
         h("dt", {}, "Holding"), h("dd", {}, p.holding ? mobsterChip(p.holding) : "empty"),
         h("dt", {}, "Clues"), h("dd", {}, clues.length ? clues : "none"),
@@ -100,8 +100,8 @@ export function caseFile(view, verifier) {
   const shown = (you.shown || []).map(([looker, card]) => h("li", {}, `${who(looker, you.seat, view.players)} saw your ${card} ${suspectName(card)}`));
   const traitItems = EVIDENCE_ORDER.filter((e) => e in traits).map((e) =>
     h("li", { "data-trait": e }, `${capitalize(e)}: `, h("strong", {}, traits[e]), verifiedMark(verifier && verifier.trait(e))));
-  const tokens = (you.known_tokens || []).map((t) =>
-    h("li", {}, `${at(t.block)} ${t.kind}: `, h("strong", {}, t.kind === "search" ? (t.value ? "success" : "failure") : String(t.value)),
+  const tokens = knownFaceDown(view).map((t) =>
+    h("li", { "data-token": t.block.join(",") }, `${blockName(view, t.block)}, ${t.kind}: `, h("strong", {}, t.kind === "search" ? (t.value ? "success" : "failure") : String(t.value)),
       verifiedMark(verifier && verifier.token(t.block))));
   const short = { "Red Rhinos": "Red", "Blue Bees": "Blue", Underboss: "Under", Fingerprints: "Finger", Shoeprints: "Shoe", Motorcycle: "Moto" };
   const rows = SUSPECT_IDS.map((id) => {
@@ -116,17 +116,19 @@ export function caseFile(view, verifier) {
       [state, note] = ["ruled-out", `not ${short[traits[e]] || traits[e]}`];
     }
     const mark = state === "owned" || state === "seen" ? verifiedMark(verifier && verifier.suspect(id), "this card opened its commitment") : null;
-    return h("tr", { class: `suspect ${state}`, "data-suspect": id, "data-state": state },
-      h("th", { scope: "row", title: suspectName(id) }, id, " ", h("span", { class: "suspect-name" }, suspectName(id))),
+    // (roles spelled out: on a phone the rows are laid out as grids, which would lose them)
+    return h("tr", { class: `suspect ${state}`, "data-suspect": id, "data-state": state, role: "row" },
+      h("th", { scope: "row", role: "rowheader", title: suspectName(id) }, id, " ", h("span", { class: "suspect-name" }, suspectName(id))),
       EVIDENCE_ORDER.map((e) => {
         const value = suspectTrait(id, e);
-        return h("td", { class: traits[e] === value ? "match" : "" }, short[value] || value);
+        return h("td", { class: `trait${traits[e] === value ? " match" : ""}`, role: "cell", "data-evidence": e }, short[value] || value);
       }),
-      h("td", { class: "suspect-note" }, note, mark));
+      h("td", { class: "suspect-note", role: "cell" }, note, mark));
   });
-  const notebook = h("table", { class: "notebook" },
-    h("thead", {}, h("tr", {}, h("th", {}, "Suspect"), EVIDENCE_ORDER.map((e) => h("th", {}, capitalize(e))), h("th", {}, ""))),
-    h("tbody", {}, rows));
+  const notebook = h("table", { class: "notebook", role: "table", "aria-label": "Suspects and their traits" },
+    h("thead", { role: "rowgroup" }, h("tr", { role: "row" }, h("th", { role: "columnheader" }, "Suspect"),
+      EVIDENCE_ORDER.map((e) => h("th", { role: "columnheader" }, capitalize(e))), h("th", { role: "columnheader" }, "Note"))),
+    h("tbody", { role: "rowgroup" }, rows));
   return h("div", { class: "case-file" },
     h("h3", {}, coop && view.coop.shared_force ? "Force hand (shared with your teammate)" : "Force hand"),
     force.length ? h("ul", { class: "plain" }, force) : h("p", { class: "muted" }, "No Force cards."),
@@ -138,29 +140,41 @@ export function caseFile(view, verifier) {
     h("p", { class: "muted small" }, coop
       ? "Every card the team holds face up is innocent. The murderer is never in any hand."
       : "Every card you hold or have seen is innocent. The murderer is never in any hand."),
-    h("div", { class: "notebook-wrap", tabindex: 0, role: "region", "aria-label": "Suspect notebook (scrolls sideways)" }, notebook),
+    h("div", { class: "notebook-wrap", tabindex: 0, role: "region", "aria-label": "Suspect notebook" }, notebook),
     you.accusation ? h("p", {}, "Your accusation: ", h("strong", {}, `${you.accusation} ${suspectName(you.accusation)}`)) : null);
 }
 
 // --- events and evidence ------------------------------------------------------------------------
 
-export function eventSlots(view) {
+// The event slots: each card by its name, what it changes while in play, what it asks and its
+// reward, in the shared catalogue's words (`text.events`, eventWords) where it has them.
+export function eventSlots(view, text = null) {
   const me = mySeat(view);
   const ev = view.events || {};
   return h("div", { class: "event-slots" },
     (ev.slots || [null, null, null]).map((slot, i) => {
-      if (!slot) return h("section", { class: "event-card empty", "data-slot": i + 1 }, h("header", {}, h("span", { class: "slot-no" }, `#${i + 1}`), " empty"));
-      const [name, effect, resolve, rewards] = EVENTS[slot.card] || [slot.card, "", "", ""];
+      if (!slot) return h("section", { class: "event-card empty", "data-slot": i + 1 }, h("header", {}, h("span", { class: "slot-no" }, `${i + 1}`), " empty slot"));
+      const [name, effect] = EVENTS[slot.card] || [slot.card, ""];
+      const said = text && text.events && text.events[slot.card] ? eventWords(text, slot.card) : null;
+      const tokens = (slot.tokens || []).map((b) => blockName(view, b));
       return h("section", { class: "event-card", "data-slot": i + 1, "data-card": slot.card },
-        h("header", {}, h("span", { class: "slot-no" }, `#${i + 1}`), " ", h("strong", {}, name), h("small", {}, ` ${slot.card}`)),
-        h("p", {}, h("em", {}, "While active: "), effect),
-        h("p", {}, h("em", {}, "Resolve: "), resolve, h("em", {}, " · Rewards: "), rewards),
-        h("p", { class: "small" }, "Tokens on ", (slot.tokens || []).map(at).join(" ") || "none",
-          slot.removed_by && slot.removed_by.length ? `; removed by ${slot.removed_by.map((s) => who(s, me, view.players)).join(", ")}` : "",
-          slot.deadline !== null && slot.deadline !== undefined ? h("strong", { class: "deadline" }, ` · deadline ${slot.deadline}`) : "",
-          slot.card_mobsters && slot.card_mobsters.length ? [" · on the card ", slot.card_mobsters.map((c) => mobsterChip(c, "small"))] : ""));
+        h("header", {}, h("span", { class: "slot-no", title: `slot ${i + 1}` }, `${i + 1}`), " ", h("strong", {}, said ? said.name : name)),
+        said ? [
+          said.while ? h("p", {}, h("em", {}, "While it is in play: "), said.while) : null,
+          h("p", {}, h("em", {}, "To clear it: "), said.asks),
+          h("p", {}, h("em", {}, "Reward: "), said.reward),
+          said.timed ? h("p", {}, h("em", {}, "Deadline: "), said.timed) : null,
+        ] : [
+          h("p", {}, h("em", {}, "While it is in play: "), effect),
+          h("p", {}, h("em", {}, "To clear it: "), resolveWords(slot.card), "."),
+          h("p", {}, h("em", {}, "Reward: "), rewardWords(slot.card), "."),
+        ],
+        h("p", { class: "small" }, `Its tokens (◆ ${i + 1} on the board): `, tokens.join(", ") || "none left",
+          slot.removed_by && slot.removed_by.length ? `; cleared by ${slot.removed_by.map((s) => who(s, me, view.players)).join(", ")}` : "",
+          slot.deadline !== null && slot.deadline !== undefined ? h("strong", { class: "deadline" }, ` · must be cleared by space ${slot.deadline} of the time track`) : "",
+          slot.card_mobsters && slot.card_mobsters.length ? [" · mobsters on the card: ", slot.card_mobsters.map((c) => mobsterChip(c, "small"))] : ""));
     }),
-    h("p", { class: "small muted" }, `Rewards: ${REWARDS}. Event deck ${ev.deck ?? 0}.`));
+    h("p", { class: "small muted" }, `Event cards left in the deck: ${ev.deck ?? 0}.`));
 }
 
 export function evidence(view, verifier) {
@@ -187,14 +201,76 @@ export function evidence(view, verifier) {
       (force.pool || []).length ? ` · Pool: ${force.pool.map(forceName).join(", ")}` : ""),
     (view.proofs || []).length
       ? h("p", { class: "small" }, "Revealed to all: ", view.proofs.map((p) => h("span", { class: "proof" },
-        `${p.label.replace("token/", "(")}${p.label.startsWith("token/") ? ")" : ""} = ${p.value}`,
+        `${proofWords(view, p.label)}: ${p.value}`,
         verifiedMark(verifier && verifier.checked.has(p.label)), " ")))
       : null);
 }
 
+// A public proof's label in words: "token/4,2" is the token of that block, by its name.
+function proofWords(view, label) {
+  const token = /^token\/([1-5]),([1-5])$/.exec(label);
+  if (token) return `the token of ${blockName(view, [Number(token[1]), Number(token[2])])}`;
+  const deck = /^deck\/(\d+)$/.exec(label);
+  if (deck) return `Suspect card ${Number(deck[1]) + 1} of the deck`;
+  const trait = /^trait\/([a-z]+)$/.exec(label);
+  if (trait) return `the ${capitalize(trait[1])} trait`;
+  return label;
+}
+
 // --- the end of the game ----------------------------------------------------------------------
 
-export function resultPanel(view) {
+// "you" or the seat's name, for the middle of a sentence.
+function named(view, seat) {
+  return seat === mySeat(view) ? "you" : seatName(view.players, seat);
+}
+
+function joinNames(names) {
+  if (names.length <= 1) return names.join("");
+  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
+
+// Why the winners won (result.decided_by, SPEC.md §6.1), in words: who named the murderer and
+// the tie-break that decided among them (rules.md §14: badge, then the lower tracker, then
+// more Evidence tokens), with the numbers from the officers' mats. Null when it cannot be said
+// (an older server, without decided_by, and several right accusers): the headline says who won.
+export function decidedWords(view) {
+  const r = view.result || {};
+  const players = view.players || [];
+  const correct = (r.accusations || []).map((a, seat) => (a && a === r.murderer ? seat : null)).filter((x) => x !== null);
+  // (a server without decided_by: what the accusations alone say)
+  const how = r.decided_by || (correct.length === 0 ? "nobody" : correct.length === 1 ? "accusation" : null);
+  if (!how) return null;
+  const winners = r.winners || [];
+  const names = (seats) => joinNames(seats.map((seat) => named(view, seat)));
+  const who = names(correct);
+  const both = correct.length === 2 ? "both named the murderer" : "named the murderer";
+  const others = correct.filter((seat) => !winners.includes(seat));
+  const values = (key) => (seat) => {
+    const p = players[seat] || {};
+    return key === "evidence" ? (p.evidence || []).length : p[key];
+  };
+  const score = (key) => [...winners, ...others].map(values(key)).join(" to ");
+  const winner = names(winners);
+  const wins = winners.length === 1 && winners[0] !== mySeat(view) ? "wins" : "win";
+  switch (how) {
+    case "nobody":
+      return "Nobody named the murderer: everyone loses.";
+    case "accusation":
+      return `${capitalize(winner)} alone named the murderer, and ${wins}.`;
+    case "badge":
+      return `${capitalize(who)} ${both}; ${winner} ${wins} on badges: ${score("badge")}.`;
+    case "tracker":
+      return `${capitalize(who)} ${both}, level on badges; ${winner} ${wins} with the tracker further back: space ${score("space")}.`;
+    case "evidence":
+      return `${capitalize(who)} ${both}, level on badges and trackers; ${winner} ${wins} with more Evidence tokens: ${score("evidence")}.`;
+    case "tie":
+      return `${capitalize(who)} ${both} and are level on badges, trackers and Evidence tokens: they share the win.`;
+    default:
+      return null;
+  }
+}
+
+export function resultPanel(view, extra = null) {
   const r = view.result || {};
   const me = mySeat(view);
   const winners = r.winners || [];
@@ -203,20 +279,36 @@ export function resultPanel(view) {
     murderer ? h("small", {}, ` (${EVIDENCE_ORDER.map((e) => suspectTrait(murderer, e)).join(" · ")})`) : null);
   if (isCoop(view)) {
     return h("section", { class: "result", "aria-labelledby": "result-title", "data-murderer": murderer || "", "data-mode": "cooperative" },
-      h("h2", { id: "result-title" }, "Game over"), said, teamResult(view));
+      h("h2", { id: "result-title" }, "Game over"), said, teamResult(view), extra);
   }
-  return h("section", { class: "result", "aria-labelledby": "result-title", "data-murderer": murderer || "" },
+  const why = decidedWords(view);
+  const headline = winners.length
+    ? `${capitalize(joinNames(winners.map((w) => named(view, w))))} ${winners.length > 1 || winners.includes(me) ? "win" : "wins"}!`
+    : "Nobody named the murderer: everyone loses.";
+  return h("section", { class: "result", "aria-labelledby": "result-title", "data-murderer": murderer || "", "data-decided-by": r.decided_by || "" },
     h("h2", { id: "result-title" }, "Game over"),
+    h("p", { class: "winners" }, headline),
+    why && why !== headline ? h("p", { class: "decided", id: "decided-by" }, why) : null,
     said,
-    h("ul", { class: "plain accusations" }, (r.accusations || []).map((accused, seat) => {
-      const right = accused === murderer;
-      return h("li", { "data-seat": seat }, seatBadge(seat, me, view.players), " accused ",
-        accused ? `${accused} ${suspectName(accused)}` : "nobody",
-        h("span", { class: right ? "right" : "wrong" }, right ? " ✔ right" : " ✘ wrong"));
-    })),
-    h("p", { class: "winners" }, winners.length
-      ? `${winners.map((w) => who(w, me, view.players)).join(", ")} ${winners.length > 1 || winners.includes(me) ? "win" : "wins"}!`
-      : "Nobody named the murderer: everyone loses."));
+    h("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "The officers at the end" },
+      h("table", { class: "standings" },
+        h("thead", {}, h("tr", {},
+          h("th", { scope: "col" }, "Officer"), h("th", { scope: "col" }, "Accused"), h("th", { scope: "col" }, "Badge"),
+          h("th", { scope: "col" }, "Tracker"), h("th", { scope: "col" }, "Evidence tokens"))),
+        h("tbody", {}, (view.players || []).map((p) => {
+          const seat = p.seat;
+          const accused = (r.accusations || [])[seat];
+          const right = Boolean(accused) && accused === murderer;
+          return h("tr", { "data-seat": seat, class: winners.includes(seat) ? "winner" : null },
+            h("th", { scope: "row" }, seatBadge(seat, me, view.players), winners.includes(seat) ? h("span", { class: "pill win" }, "winner") : null),
+            h("td", { class: "accused", "data-accused": accused || "" }, accused ? `${accused} ${suspectName(accused)}` : "nobody",
+              h("span", { class: right ? "right" : "wrong" }, right ? " ✔ right" : " ✘ wrong")),
+            h("td", { "data-badge": p.badge }, String(p.badge)),
+            h("td", { "data-space": p.space }, `space ${p.space}`),
+            h("td", { "data-evidence": (p.evidence || []).length }, String((p.evidence || []).length),
+              (p.evidence || []).length ? h("small", {}, ` (${p.evidence.map(capitalize).join(", ")})`) : null));
+        })))),
+    extra);
 }
 
 export function fullReveal(transcript, players = null) {
@@ -239,7 +331,7 @@ export function fullReveal(transcript, players = null) {
         h("td", {}, (forceHands[seat] || []).map(forceName).join(", ") || "—"))))),
     h("h3", {}, "Search and Stakeout tokens"),
     h("ul", { class: "plain tokens" }, tokens.map((t) => h("li", { "data-token": t.block.join(",") },
-      `${at(t.block)} ${t.kind}: `,
+      `${blockName(transcript.final, t.block)}, ${t.kind}: `,
       h("strong", {}, t.kind === "search" ? (t.value ? "success" : "failure") : String(t.value)),
       ` (${t.place === "city" ? "still in the city" : t.place})`))),
     h("p", { class: "small muted" },

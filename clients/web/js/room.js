@@ -20,6 +20,8 @@ export class WaitingRoom {
     this.info = null; // the table's row from list_tables
     this.problem = null;
     this.seatsSignature = null;
+    this.chatHome = h("div", { class: "room-chat" }); // the chat, before the game (tabledraw.js)
+    this.solo = null; // whether the table has one seat (known from list_tables)
   }
 
   get record() {
@@ -43,31 +45,44 @@ export class WaitingRoom {
     this.list = h("ul", { class: "plain seat-list", id: "room-seat-list", "aria-label": "Seats" });
     if (page.spectate) {
       replace(this.el, h("h2", {}, "Waiting for the game to start"),
-        h("p", {}, "The board appears when the players start the game."), this.clock, this.count, this.list);
+        h("p", {}, "The board appears when the players start the game."), this.clock, this.count, this.list, this.chatHome);
     } else {
       const link = inviteLink(table);
       const kind = h("select", { id: "bot-kind", "aria-label": "Bot kind" },
         h("option", { value: "greedy" }, "greedy bot (plays to win)"),
         h("option", { value: "random" }, "random bot"));
       this.status = h("p", { class: "status", role: "status", id: "room-status" });
-      replace(this.el,
-        h("h2", {}, "Waiting room"),
-        h("p", {}, "You are ", seatBadge(this.record.seat, this.record.seat), " (", this.record.name, ")."),
+      // the parts a solo table does not need (no one to invite, no seat for a bot)
+      this.invite = h("div", { class: "invite" },
         h("label", { for: "invite-link" }, "Invite friends: send them this link. Opening it takes a free seat."),
         h("div", { class: "row" },
           h("input", { id: "invite-link", readonly: true, value: link, onfocus: (e) => e.target.select() }),
-          h("button", { type: "button", id: "copy-invite", onclick: () => page.copy(link, "Invite link copied") }, "Copy")),
+          h("button", { type: "button", id: "copy-invite", onclick: () => page.copy(link, "Invite link copied") }, "Copy")));
+      this.bots = h("div", { class: "row" }, kind,
+        h("button", { type: "button", id: "add-bot", onclick: () => this.action(() => page.lobby.addBot(table, this.record.token, kind.value), "A bot took a seat.") }, "Add a bot"));
+      this.soloWords = h("p", { id: "room-solo", hidden: true }, "A solo game: just you against the clock. Start when you are ready.");
+      this.confirm = h("div", { class: "confirm", id: "close-confirm", role: "group", "aria-labelledby": "close-confirm-words", hidden: true },
+        h("p", { id: "close-confirm-words" }, "Close this table for everyone? Everyone seated loses their seat, and the table is gone."),
+        h("div", { class: "buttons" },
+          h("button", { type: "button", class: "danger", id: "close-table-yes", onclick: () => this.closeTable() }, "Yes, close the table"),
+          h("button", { type: "button", id: "close-table-no", onclick: () => this.askClose(false) }, "No, keep it open")));
+      replace(this.el,
+        h("h2", {}, "Waiting room"),
+        h("p", { id: "room-you" }, `You sit in seat P${this.record.seat + 1} as ${this.record.name}.`),
+        this.soloWords,
+        this.invite,
         this.clock,
         this.count,
         this.list,
-        h("div", { class: "row" }, kind,
-          h("button", { type: "button", id: "add-bot", onclick: () => this.action(() => page.lobby.addBot(table, this.record.token, kind.value), "A bot took a seat.") }, "Add a bot")),
+        this.bots,
         h("div", { class: "buttons" },
           h("button", { type: "button", class: "primary", id: "start-game", onclick: () => this.action(() => page.lobby.start(table, this.record.token), "The game starts!") }, "Start the game"),
           h("button", { type: "button", id: "leave-seat", onclick: () => this.leave() }, "Give up my seat")),
         this.owner() ? h("div", { class: "buttons owner" },
-          h("button", { type: "button", id: "close-table", onclick: () => this.closeTable() }, "Close the table for everyone")) : null,
-        this.status);
+          h("button", { type: "button", id: "close-table", "aria-expanded": "false", "aria-controls": "close-confirm", onclick: () => this.askClose(true) }, "Close the table for everyone")) : null,
+        this.confirm,
+        this.status,
+        this.chatHome);
     }
     this.poll();
     page.every(POLL_MS, () => this.poll());
@@ -87,7 +102,16 @@ export class WaitingRoom {
     } else {
       text = "Looking up the seats…";
     }
+    if (info && info.seats === 1) text = page.spectate ? "A solo game." : "";
     if (this.count.textContent !== text) this.count.textContent = text;
+    const solo = Boolean(info && info.seats === 1);
+    if (solo !== this.solo && !page.spectate) {
+      this.solo = solo;
+      this.invite.hidden = solo;
+      this.bots.hidden = solo;
+      this.soloWords.hidden = !solo;
+      this.chatHome.hidden = solo; // nobody to talk to before a solo game
+    }
     const coop = info && info.mode === "cooperative"
       ? "Cooperative game: the roles are drawn when the game starts. " : "";
     const clock = `${coop}${info && info.clock ? `Clock: ${clockWords(info.clock)}.` : ""}`;
@@ -149,6 +173,15 @@ export class WaitingRoom {
     return this.page.spectate ? null : store.ownerOf(this.page.table);
   }
 
+  // Closing the table asks first (everyone seated loses their seat).
+  askClose(on) {
+    this.confirm.hidden = !on;
+    const button = this.el.querySelector("#close-table");
+    if (button) button.setAttribute("aria-expanded", on ? "true" : "false");
+    const next = on ? this.el.querySelector("#close-table-no") : button;
+    if (next) next.focus();
+  }
+
   remove(seat) {
     const page = this.page;
     this.action(() => page.lobby.removePlayer(page.table, this.owner(), seat), `The player of P${seat + 1} was removed.`);
@@ -165,6 +198,7 @@ export class WaitingRoom {
     }
     store.forgetOwner(page.table);
     store.forgetSeat(page.table);
+    this.confirm.hidden = true;
     this.status.textContent = "The table is closed.";
   }
 

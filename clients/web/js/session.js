@@ -152,6 +152,9 @@ export class TableSession extends EventTarget {
     } else if (message.type === "clocks") {
       this.clocks = message; // the newest replaces the ones before (clocks.js shows them)
       this.emit("clocks", message);
+    } else if (message.type === "rematch") {
+      this.rematch = message; // a new table for the same seats (endgame.js offers to join it)
+      this.emit("rematch", message);
     } else if (message.type === "chat") {
       this.emit("chat", message); // SPEC.md §6.7: the chat panel's (chat.js)
     } else if (message.type === "result" || message.type === "error") {

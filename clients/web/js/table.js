@@ -10,7 +10,9 @@ import { ChatPanel } from "./chat.js";
 import { h, replace, announce, copyText } from "./dom.js";
 import { EndOfGame } from "./endgame.js";
 import { askResume, joinForm } from "./entry.js";
+import { LastMoves } from "./lastmove.js";
 import { LogPanel } from "./logpanel.js";
+import { loadLogText } from "./logtext.js";
 import { WaitingRoom } from "./room.js";
 import { TableSession } from "./session.js";
 import { DrawMethods } from "./tabledraw.js";
@@ -39,6 +41,10 @@ export class TablePage {
     this.frame = 0;
     this.timers = [];
     this.signatures = new WeakMap(); // element -> what it last showed (see patch)
+    this.logText = null; // the shared catalogue (/logtext.en.json): the log's words, the reasons
+    // a phone's screen: the compact board (block names large enough to read), the chat folded
+    this.narrow = window.matchMedia("(max-width: 600px)");
+    this.onNarrow = () => this.schedule();
   }
 
   // --- entering -------------------------------------------------------------------------------
@@ -60,13 +66,26 @@ export class TablePage {
     session.addEventListener("status", () => this.schedule());
     session.addEventListener("verified", () => this.schedule());
     session.addEventListener("reveal-failed", (e) => this.revealFailed(e.detail.message));
-    session.addEventListener("log", (e) => this.logPanel && this.logPanel.update(e.detail.reset));
+    session.addEventListener("log", (e) => {
+      if (this.logPanel) this.logPanel.update(e.detail.reset);
+      if (this.lastMoves) this.lastMoves.update(!e.detail.reset);
+    });
     session.addEventListener("presence", () => this.schedule());
     session.addEventListener("deadline", () => this.renderClock());
     session.addEventListener("clocks", () => this.schedule());
+    session.addEventListener("rematch", (e) => this.end && this.end.offered(e.detail.next));
     this.room = new WaitingRoom(this);
     this.end = new EndOfGame(this);
     this.logPanel = new LogPanel(session);
+    this.lastMoves = new LastMoves(this);
+    loadLogText().then((text) => {
+      this.logText = text;
+      this.lastMoves.update(false);
+      this.schedule();
+    }, () => {
+      // the log panel says so
+    });
+    this.narrow.addEventListener("change", this.onNarrow);
     this.chatPanel = new ChatPanel(session, { table: this.table, spectate: this.spectate });
     this.buildLayout();
     session.start();
@@ -93,6 +112,8 @@ export class TablePage {
   }
 
   close() {
+    this.closed = true;
+    this.narrow.removeEventListener("change", this.onNarrow);
     this.timers.forEach(clearInterval);
     this.timers = [];
     if (this.session) this.session.stop();
@@ -142,6 +163,7 @@ export class TablePage {
     this.el = el;
     this.game = game;
     this.logPanel.update(true);
+    this.lastMoves.update(false);
     this.render();
   }
 

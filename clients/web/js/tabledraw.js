@@ -4,6 +4,7 @@
 // it shows has changed (patch).
 
 import { renderBoard } from "./board.js";
+import { autoPassToggle } from "./controls.js";
 import { playedByServer, seatControls, seatsPanel, seatsSignature, tick } from "./clocks.js";
 import { isCoop, teamPanel } from "./coop.js";
 import { mySeat, who } from "./describe.js";
@@ -12,6 +13,8 @@ import { watchLink } from "./entry.js";
 import { helpButton } from "./help.js";
 import { caseFile, evidence, eventSlots, officers, seatBadge } from "./panels.js";
 import { renderTrack } from "./track.js";
+
+const STATUS_WORDS = { new: "not started", playing: "being played", accusing: "accusations", over: "game over" };
 
 export const DrawMethods = {
   // The decision clock (SPEC.md §6.5): whom the server will answer for, and in how long; shown
@@ -80,8 +83,12 @@ export const DrawMethods = {
     const targets = this.targets(view, state);
     const checked = session.verifier.checked.size;
     const targetSig = [...targets].map(([key, t]) => [key, t.label, t.cmd]);
-    this.patch(this.el.board, [city, view.players, view.turn && view.turn.time, me, targetSig, checked],
-      () => renderBoard({ ...view, city }, { me, targets, verifier: session.verifier }));
+    const compact = this.narrow.matches;
+    const highlight = this.lastMoves.highlight;
+    this.patch(this.el.board, [city, view.players, view.turn && view.turn.time, me, targetSig, checked, compact, highlight],
+      () => renderBoard({ ...view, city }, { me, targets, verifier: session.verifier, compact, highlight }));
+    this.lastMoves.render();
+    this.placeChat(view);
     const coop = isCoop(view);
     this.patch(this.el.track, [view.track, view.players, me, view.coop], () => renderTrack(view, { me }));
     this.el.trackCoop.hidden = !coop;
@@ -93,13 +100,22 @@ export const DrawMethods = {
       view.you && view.you.known_tokens, view.you && view.you.force, me], () => (coop ? teamPanel(view, session.verifier) : []));
     const presence = session.presence ? session.presence.seats : null;
     this.patch(this.el.officers, [view.players, view.turn, view.status, view.coop, presence], () => officers(view, session.presence));
-    this.patch(this.el.events, [view.events, me], () => eventSlots(view));
+    this.patch(this.el.events, [view.events, me, Boolean(this.logText)], () => eventSlots(view, this.logText));
     this.patch(this.el.evidence, [view.evidence, view.bag, view.suspects, view.force, view.proofs, view.you && view.you.traits, view.coop, checked],
       () => evidence(view, session.verifier));
     this.renderSeats(view, me);
     this.end.render(view);
     this.keepFocus();
     this.announceTurn(state);
+  },
+
+  // The chat: in the waiting room before the game (the players talk before they start), beside
+  // the board once it is on; folded on a phone until opened.
+  placeChat(view) {
+    const chat = this.chatPanel;
+    const home = view.status === "new" ? this.room.chatHome : this.el.chatHome;
+    if (home && chat.el.parentNode !== home) home.append(chat.el);
+    chat.fold(this.narrow.matches && view.status !== "new");
   },
 
   // The seats' presence, handover and clocks (clocks.js), and the seat's own controls.
@@ -114,8 +130,10 @@ export const DrawMethods = {
     const busy = this.busy || session.status !== "live";
     const presence = session.presence ? session.presence.seats : null;
     const names = (view.players || []).map((p) => p.name);
-    this.patch(this.el.seatControls, [view.you && view.you.controls, presence, names, busy, view.players && me !== null && view.players[me].bank],
-      () => (this.spectate || !playing ? [] : seatControls(view, session.presence, { busy, send: (cmd) => this.send(cmd) })));
+    this.patch(this.el.seatControls, [view.you && view.you.controls, view.you && view.you.auto_pass, presence, names, busy, view.players && me !== null && view.players[me].bank],
+      () => (this.spectate || !playing ? [] : [
+        autoPassToggle(view, { busy, send: (cmd) => this.send(cmd) }),
+        seatControls(view, session.presence, { busy, send: (cmd) => this.send(cmd) })]));
     const auto = me !== null && view.players && view.players[me] ? view.players[me].auto || null : null;
     if (this.wasAuto !== undefined && auto !== this.wasAuto) {
       announce(auto ? "The server plays your seat now." : "You play your seat again.");
@@ -173,13 +191,11 @@ export const DrawMethods = {
     this.patch(this.el.top, [me, this.record && this.record.seat, view && view.status, session.status, watching, turn && [turn.number, turn.time, turn.seat], view && view.players], () => [
       h("h1", { tabindex: -1, "data-key": "page-title" }, `Table ${this.table}`),
       role,
-      view ? h("span", { class: "pill", "data-status": view.status }, view.status) : null,
+      view ? h("span", { class: "pill", "data-status": view.status }, STATUS_WORDS[view.status] || view.status) : null,
       h("span", { class: `pill conn ${session.status}`, id: "connection" }, connection),
-      h("span", { class: "pill muted", id: "version" }),
       watching !== null && watching !== undefined ? h("span", { class: "pill muted", id: "spectator-count" }, `${watching} watching`) : null,
       turn ? h("span", { class: `pill time ${turn.time}`, id: "turn-pill" }, `turn ${turn.number}, ${turn.time}: `, who(turn.seat, me, view.players)) : null,
       h("button", { type: "button", class: "small", "data-key": "copy-watch", onclick: () => this.copy(watchLink(this.table), "Spectator link copied") }, "Copy spectator link"),
       helpButton("help-open")]);
-    this.el.top.querySelector("#version").textContent = `version ${Math.max(session.version, 0)}`;
   },
 };

@@ -1,7 +1,10 @@
-// The table page's layout: the top bar, the board, the time track and its legend, the officers,
-// the log; beside them the prompt and controls, the players' clocks, the case file, the team
-// (co-op), the event slots, the evidence and the chat; the decision dialog. Built once per
-// session; tabledraw.js fills the parts in.
+// The table page's layout: the top bar, the board with what just happened right under it
+// (lastmove.js), the time track and its legend, the officers; beside them the prompt and
+// controls, the log, the players' clocks, the case file, the team (co-op), the event slots,
+// the evidence and the chat; the decision dialog. On a phone (one column) the board comes
+// first, then the turn's controls, then what just happened, and the chat is folded (style.css
+// orders them). Before the game the chat sits in the waiting room (tabledraw.js moves it).
+// Built once per session; tabledraw.js fills the parts in.
 
 import { h, replace } from "./dom.js";
 
@@ -28,6 +31,7 @@ export function buildLayout(page) {
     events: h("div", {}),
     evidence: h("div", {}),
     dialog: h("dialog", { id: "decision", "aria-labelledby": "decision-title" }),
+    chatHome: h("div", { class: "chat-home" }),
   };
   const e = el;
   const game = h("div", { class: "game", id: "game", "data-table": page.table, "data-role": page.spectate ? "spectator" : "seat" },
@@ -35,25 +39,26 @@ export function buildLayout(page) {
     h("div", { class: "layout" },
       h("div", { class: "col-board" },
         h("section", { class: "panel board-panel", "aria-label": "The city" }, e.board),
+        page.lastMoves.el,
         h("section", { class: "panel track-panel" }, h("h2", {}, "Time track"), e.track,
           h("p", { class: "legend small" },
             h("span", { class: "swatch day" }), " day ", h("span", { class: "swatch night" }), " night ",
             h("span", { class: "swatch line" }), " event line (faded once crossed) ",
             h("span", { class: "swatch end" }), " end zone 43–48 · the top of a stack plays first"),
           e.trackCoop),
-        h("section", { class: "panel officers-panel" }, h("h2", {}, "Officers"), e.officers),
-        page.logPanel.el),
+        h("section", { class: "panel officers-panel" }, h("h2", {}, "Officers"), e.officers)),
       h("div", { class: "col-side" },
         h("section", { class: "panel action-panel", "aria-labelledby": "prompt" }, e.prompt, e.clock, e.notice, e.controls, e.seatControls),
+        page.logPanel.el,
         h("section", { class: "panel seats-panel", "aria-labelledby": "seats-title" }, h("h2", { id: "seats-title" }, "Players and clocks"), e.seats),
         page.spectate ? null : h("section", { class: "panel case-panel" }, h("h2", {}, "Your case file"), e.caseFile),
         h("section", { class: "panel team-panel", "aria-labelledby": "team-title", hidden: true }, h("h2", { id: "team-title" }, "The team"), e.team),
         h("section", { class: "panel events-panel" }, h("h2", {}, "Event slots"), e.events),
         h("section", { class: "panel evidence-panel" }, h("h2", {}, "Evidence"), e.evidence),
-        page.chatPanel.el)),
+        e.chatHome)),
     h("p", { class: "legend small" }, "Mobsters: ", h("span", { class: "mob-chip mobster-red" }, "R"), " red (striped) ",
       h("span", { class: "mob-chip mobster-blue" }, "B"), " blue (dotted) ",
-      h("span", { class: "mob-chip mobster-gray" }, "G"), " gray (grid) · tokens: S Search, K Stakeout (? face down), I Informant, W Witness, ◆ event token of slot n, P1–P4 cars"),
+      h("span", { class: "mob-chip mobster-gray" }, "G"), " gray (grid) · tokens: S Search, K Stakeout (? face down), I1–I5 the Informant of a row, W1–W5 the Witness of a column, ◆ event token of slot n, P1–P4 cars"),
     e.dialog, e.turnAlert);
   e.dialog.addEventListener("close", () => page.schedule());
   game.addEventListener("focusin", (event) => {

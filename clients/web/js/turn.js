@@ -42,6 +42,7 @@ export const TurnMethods = {
     if (this.busy) text = "Sending…";
     if (this.el.prompt.textContent !== text) this.el.prompt.textContent = text;
     const ctx = {
+      text: this.logText,
       busy: this.busy || session.status !== "live",
       send: (cmd) => this.send(cmd),
       target: this.target,
@@ -83,7 +84,8 @@ export const TurnMethods = {
     if (state === "your-turn") {
       const labels = legal.map((c) => describe(c, view));
       const here = view.you && view.you.known_tokens;
-      this.patch(controls, [state, legal, labels, ctx.busy, this.target && this.target.card, here], () => turnControls(view, legal, ctx));
+      const why = [view.you && view.you.unavailable, Boolean(ctx.text), view.turn && view.turn.phase];
+      this.patch(controls, [state, legal, labels, ctx.busy, this.target && this.target.card, here, why], () => turnControls(view, legal, ctx));
     } else if (state === "over") {
       this.patch(controls, [state], () => h("p", {}, "The game is over. ", h("a", { href: "#/" }, "Back to the lobby")));
     } else if (state === "spectating") {
@@ -133,8 +135,15 @@ export const TurnMethods = {
 };
 
 // The prompt while the server plays this seat (SPEC.md §6.6): why, in words.
+const AUTO_TO_YOU = {
+  away: "you were away too long",
+  strikes: "too many of your turns ran out of time",
+  vote: "the others voted",
+  self: "you asked it to",
+};
+
 function servedPrompt(view, me) {
   const p = (view.players || [])[me] || {};
-  if (p.auto) return `The server plays your seat (${AUTO_REASONS[p.auto] || p.auto})`;
+  if (p.auto) return `The server plays your seat: ${AUTO_TO_YOU[p.auto] || AUTO_REASONS[p.auto] || p.auto}`;
   return "Your turn ran out of time: the server plays the rest of it";
 }

@@ -51,6 +51,7 @@ ROLES_BY_COUNT: Final[dict[int, tuple[str, ...]]] = {
     4: ("detective", "patrol_cop", "analyst", "forensic_tech"),
 }
 LEAD_ROLE: Final = "detective"  # whose accusation stands when the team's choices differ
+ROLE_ORDER: Final = ROLES_BY_COUNT[4]  # who leads instead when a bot plays the Detective (v3)
 COOP_PLAYERS: Final = frozenset(ROLES_BY_COUNT)
 # Mobsters removed from the game before the setup draws (red, blue, gray); one removed gray is
 # the Out-of-Time Marker.

@@ -110,6 +110,8 @@ RULES_VERSION: Final = 3
 RECORDED_RULES: Final = 2
 ENDED_CARS_COUNT: Final = 3  # from v3 a resting car on a needed block counts (ruling 44)
 HANDOVER_ONCE_PER_TURN: Final = 3  # from v3 a seat hands itself over once a turn (ruling 43)
+RESULT_EXPLAINED: Final = 3  # from v3 the result says why the winners won (result.decided_by)
+PEOPLE_LEAD: Final = 3  # from v3 a bot never leads the co-op accusation over a person (ruling 45)
 
 BLOCK_NAMES: Final = (
     "Harbor Docks", "Cannery Row", "Union Station", "Old Mill", "Chinatown Gate",

@@ -283,18 +283,31 @@ def end_on_48(ctx: Ctx) -> None:
 
 def winners(state: State) -> tuple[int, ...]:
     """§12: the correct accusers, narrowed by badge, then tracker, then Evidence tokens."""
+    return _ranked(state)[0]
+
+
+def decided_by(state: State) -> str:
+    """Why the winners of a competitive game won (the view's ``result.decided_by``):
+    ``nobody`` (no correct accusation), ``accusation`` (one correct accuser), the tie-break
+    that left one (``badge``, ``tracker``, ``evidence``), or ``tie`` (they share the win)."""
+    return _ranked(state)[1]
+
+
+def _ranked(state: State) -> tuple[tuple[int, ...], str]:
     leaders = [p for p in state.players if p.accusation == state.murderer]
+    if len(leaders) <= 1:
+        return tuple(p.seat for p in leaders), "accusation" if leaders else "nobody"
     evidence = {p.seat: sum(1 for _, s in state.solved if s == p.seat) for p in state.players}
-    for key in (
-        lambda p: p.badge,
-        lambda p: -p.space,
-        lambda p: evidence[p.seat],
+    for name, key in (
+        ("badge", lambda p: p.badge),
+        ("tracker", lambda p: -p.space),
+        ("evidence", lambda p: evidence[p.seat]),
     ):
-        if len(leaders) <= 1:
-            break
         best = max(key(p) for p in leaders)
         leaders = [p for p in leaders if key(p) == best]
-    return tuple(p.seat for p in leaders)
+        if len(leaders) == 1:
+            return (leaders[0].seat,), name
+    return tuple(p.seat for p in leaders), "tie"
 
 
 def team_accusation(state: State) -> str | None:

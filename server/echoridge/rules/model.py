@@ -13,8 +13,8 @@ from enum import StrEnum
 from typing import Any, Self
 
 from echoridge.rules.board import Block
-from echoridge.rules.coopdata import COOP_REMOVED, LEAD_ROLE, Mode
-from echoridge.rules.data import RECORDED_RULES, Color, Evidence
+from echoridge.rules.coopdata import COOP_REMOVED, LEAD_ROLE, ROLE_ORDER, Mode
+from echoridge.rules.data import PEOPLE_LEAD, RECORDED_RULES, Color, Evidence
 from echoridge.rules.decisions import Decision
 from echoridge.rules.records import fast_replace
 from echoridge.rules.serial import tagged
@@ -199,8 +199,16 @@ class State:
 
     @property
     def lead(self) -> int | None:
-        """Co-op: the seat whose accusation stands if the team's differ (the Detective's)."""
-        return next((p.seat for p in self.players if p.role == LEAD_ROLE), None)
+        """Co-op: the seat whose accusation stands if the team's differ: the Detective's; from
+        rules v3, when a server bot plays the Detective, the first person's in role order, so
+        a bot never overrules a person (ruling 45)."""
+        seats = {p.role: p for p in self.players if p.role}
+        order = [seats[r] for r in ROLE_ORDER if r in seats]
+        if self.rules >= PEOPLE_LEAD and order and order[0].bot:
+            person = next((p for p in order if not p.bot), None)
+            if person is not None:
+                return person.seat
+        return next((p.seat for p in order if p.role == LEAD_ROLE), None)
 
     @property
     def removed(self) -> tuple[int, int, int]:

@@ -14,9 +14,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from echoridge.rules.board import BLOCKS
-from echoridge.rules.data import CLUES_NEEDED, COLORS, EVENT_LINES, EVIDENCE_ORDER, HQ, SUSPECTS
+from echoridge.rules.data import (
+    CLUES_NEEDED,
+    COLORS,
+    EVENT_LINES,
+    EVIDENCE_ORDER,
+    HQ,
+    RESULT_EXPLAINED,
+    SUSPECTS,
+)
 from echoridge.rules.decisions import ChooseDiscard, ChooseSlot, Decision
 from echoridge.rules.errors import RulesError
+from echoridge.rules.flow import decided_by
 from echoridge.rules.legal import Options, options, seat_controls
 from echoridge.rules.model import ClueKind, ClueToken, Place, State, Status
 from echoridge.rules.proofs import private_proofs, proof, public_proofs, setup_items
@@ -417,11 +426,13 @@ def _team(state: State) -> dict[str, Any]:
 
 
 def _result(state: State) -> dict[str, Any]:
+    explained = state.rules >= RESULT_EXPLAINED and not coop(state)  # (older games: nil)
     return {
         "murderer": state.murderer,
         "accusations": [p.accusation for p in state.players],
         "winners": list(state.winners),
         "team_accusation": state.team_accusation,
+        "decided_by": decided_by(state) if explained else None,
     }
 
 
