@@ -33,7 +33,7 @@ from echoridge_client.tui.describe import describe, hours_of, menu_order, prompt
 from echoridge_client.tui.game import AlertScreen, GameScreen
 from echoridge_client.tui.help import HelpScreen
 from echoridge_client.tui.logpanel import lines as log_lines
-from echoridge_client.tui.result import ResultScreen
+from echoridge_client.tui.result import ResultScreen, why
 from echoridge_client.tui.result import summary as result_summary
 from echoridge_client.tui.screens import LobbyScreen
 from echoridge_client.tui.waiting import WaitingScreen
@@ -147,6 +147,8 @@ async def test_play_a_whole_game_from_the_lobby_through_the_menu(server: ServerP
         for head in ("named", "badge", "tracker", "Evidence tokens"):  # who named whom, and
             assert head in summary  # what a tie-break compares
         assert "Tester (you)" in summary and "Greedy 4 (bot)" in summary
+        reason = why(session.view)  # the server's result.decided_by, in words
+        assert reason and reason in " ".join(summary.split())
         assert moves >= 5
         assert any(line.startswith("-- Turn") for line in game.log_lines)
         assert "  The game begins with 4 officers" in game.log_lines

@@ -7,6 +7,7 @@ team's accusation (``team.result_lines``)."""
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.console import Console, Group, RenderableType
@@ -55,22 +56,32 @@ def why(view: View) -> str:
         return f"{name[0]} alone named the murderer."
     both = "both" if len(right) == 2 else "all"
     head = f"{_joined(name)} {both} named the murderer; "
-    # the winners' figure first, then the others'
-    order = winners + [s for s in right if s not in winners]
     win = _joined([who(s, me, view) for s in winners])
 
-    def figures(key: str) -> str:
-        return _figures([int(players[s].get(key) or 0) if key != "evidence" else
-                         len(players[s].get("evidence") or ()) for s in order])  # fmt: skip
+    def badge(s: int) -> int:
+        return int(players[s].get("badge") or 0)
 
+    def space(s: int) -> int:
+        return int(players[s].get("space") or 0)
+
+    def tokens(s: int) -> int:
+        return len(players[s].get("evidence") or ())
+
+    def figures(of: list[int], key: Callable[[int], int]) -> str:
+        """The figures the step compared, the winners' first."""
+        return _figures([key(s) for s in winners + [s for s in of if s not in winners]])
+
+    # who was still level at each step (the server decided; these are only its figures)
+    level = [s for s in right if badge(s) == max(map(badge, right))]
+    closest = [s for s in level if space(s) == min(map(space, level))]
     if decided == "badge":
-        return head + f"{win} wins on badges: {figures('badge')}."
+        return head + f"{win} wins on badges: {figures(right, badge)}."
     if decided == "tracker":
-        return head + (f"badges are level, so {win} wins on the time track (the lowest "
-                       f"tracker): space {figures('space')}.")  # fmt: skip
+        return head + (f"at badge {badge(level[0])}, {win} wins on the time track (the lowest "
+                       f"tracker): space {figures(level, space)}.")  # fmt: skip
     if decided == "evidence":
-        return head + (f"badges and trackers are level, so {win} wins on Evidence tokens: "
-                       f"{figures('evidence')}.")  # fmt: skip
+        return head + (f"at badge {badge(level[0])} and space {space(closest[0])}, {win} wins "
+                       f"on Evidence tokens: {figures(closest, tokens)}.")  # fmt: skip
     if decided == "tie":
         return head + ("badges, trackers and Evidence tokens are all level: "
                        f"{win} share the win.")  # fmt: skip
