@@ -31,7 +31,7 @@ from echoridge.simulate import acting_seat, game_seed
 from echoridge_client.lobby import Lobby
 from echoridge_client.logtext import block_names, catalog
 from echoridge_client.session import Seat
-from echoridge_client.tui import EchoRidgeApp, logpanel
+from echoridge_client.tui import EchoRidgeApp, logpanel, team
 from echoridge_client.tui.app import CSS
 from echoridge_client.tui.city import MARK, moved_style
 from echoridge_client.tui.data import suspect_name
@@ -40,6 +40,7 @@ from echoridge_client.tui.describe import names as names_of
 from echoridge_client.tui.game import GameScreen
 from echoridge_client.tui.result import summary
 from echoridge_client.tui.screens import LobbyScreen
+from echoridge_client.tui.team import lead_rule
 from echoridge_client.tui.waiting import WaitingScreen
 from tests.clients.test_tui import plain, text_of, until
 from tests.conftest import RedisServer
@@ -289,3 +290,31 @@ def test_the_end_screen_says_who_named_whom_and_what_decided(view: dict[str, Any
 
 def test_the_end_screens_cover_every_reason_a_tie_break_gives() -> None:
     assert {v["result"]["decided_by"] for v in VIEWS} >= {"nobody", "accusation", "badge"}
+
+
+@pytest.mark.parametrize("bot_detective", [True, False])
+def test_coop_says_the_leads_rule_in_one_sentence(bot_detective: bool) -> None:
+    """A co-op game as the server starts it (rules v3): when a bot plays the Detective, the
+    person leads (contract item 5) and the team's words say so in one sentence, never a name
+    with stacked parentheses ("Greedy 2 (bot) (Detective, lead)")."""
+    roles = ("detective", "patrol_cop") if bot_detective else ("patrol_cop", "detective")
+    start = StartGame(2, names=("Greedy 2", "Nora"), bots=("greedy", ""), mode="cooperative",
+                      roles=roles, rules=RULES_VERSION)  # fmt: skip
+    state = State()
+    for event in decide(state, start, Rng(game_seed(3, 1), "sim")):
+        state = evolve(state, event)
+    view = project(state, SeatViewer(1))
+    assert view["coop"]["lead"] == 1  # Nora leads either way: the Detective, or the person
+    rule = lead_rule(view)
+    assert rule.count(".") == 1 and rule.startswith("If the team's choices differ")
+    if bot_detective:
+        assert (
+            "the lead is Nora (you), the Patrol Cop, because the Detective is Greedy 2 (bot)"
+            in rule
+        )
+        assert "a bot never overrules a person" in rule
+    else:
+        assert "the lead is the Detective, Nora (you)." in rule
+    shown = plain(team.board(view)) + plain(team.accusation_text(view))
+    assert rule in " ".join(shown.split())
+    assert not re.search(r"\) \(", shown)  # no "(bot) (Detective ★)"
