@@ -209,3 +209,18 @@ def test_the_log_says_what_the_buttons_say() -> None:
     text = catalog()
     assert text.values["action"]["bring_in_2"] == "Bring in for Holding, step 2"
     assert "window" not in " ".join(text.values["phase"].values())  # spelled out, no "window 3"
+
+
+def test_each_action_s_time_of_day_is_worded_as_the_rules_say() -> None:
+    from echoridge.rules.data import ACTIONS, Action
+
+    types = {Action.CALL_FOR_BACKUP: "call_for_backup", Action.CATCH_INFORMANT: "catch_informant",
+             Action.CATCH_WITNESS: "catch_witness", Action.SEARCH_SCENE: "search_scene",
+             Action.STAKEOUT: "stakeout", Action.BRING_IN_1: "hold_mobster",
+             Action.BRING_IN_2: "book_mobster"}  # fmt: skip
+    text = catalog()
+    for action, kind in types.items():
+        time = ACTIONS[action].time
+        assert time is not None
+        words = text.reason(kind, "rules/wrong_time_of_day")
+        assert words.endswith(f"a {time.value} action"), (kind, words)
