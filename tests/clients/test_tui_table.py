@@ -217,10 +217,11 @@ async def test_costs_and_missing_actions_come_from_the_server(
 
             missing = seat.you["unavailable"]
             greyed = [str(o.prompt).strip(" -") for o in options if o.disabled]
-            assert missing and len(greyed) == len(missing)  # on a turn: why each is missing
-            for item, words in zip(missing, greyed, strict=True):
+            assert missing and greyed  # on a turn: why each action is missing
+            for item in missing:  # (one line for a reason two steps share)
                 reason = catalog().reason(item["type"], item["code"])
-                assert reason and words.endswith(reason), (item, words)
+                assert reason and any(words.endswith(reason) for words in greyed), item
+            assert len(greyed) == len(set(greyed)) <= len(missing)
     finally:
         await seat.close()
         await lobby.close()

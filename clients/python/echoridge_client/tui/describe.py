@@ -276,7 +276,9 @@ def unavailable(view: View) -> list[str]:
         kind, code = str(item.get("type")), str(item.get("code"))
         name = words.get(UNAVAILABLE_ACTIONS.get(kind, kind)) or ACTIONS.get(kind, kind)
         reason = catalog().reason(kind, code, ALL_CODES.get(code, code).rstrip("."))
-        out.append(reason if reason.startswith(name) else f"{name}: {reason}")
+        line = reason if reason.startswith(name.split(",")[0]) else f"{name}: {reason}"
+        if line not in out:  # both steps of Bring in for Holding may give one reason
+            out.append(line)
     return out
 
 
