@@ -211,7 +211,7 @@ class GameScreen(Screen[None]):
             title = "Sending..."
         self.query_one("#prompt", Static).update(Text(title, style="bold reverse"))
         self._menu(view)
-        self._keys(view)
+        self._keys()
         if view.get("status") == "over" and not self.result_shown:
             self.result_shown = True
             self.app.push_screen(ResultScreen(view))
@@ -288,7 +288,7 @@ class GameScreen(Screen[None]):
             self.menu_version = -2
             self.dirty = True
 
-    def _keys(self, view: dict[str, Any]) -> None:
+    def _keys(self) -> None:
         """Show in the footer the keys of the seat commands offered now (none to spectators)."""
         offered = frozenset() if self.read_only else frozenset(
             kind for kind in CONTROLS if clocks.control_for(self.session, kind) is not None
