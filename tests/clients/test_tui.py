@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -26,12 +27,14 @@ from echoridge_client.errors import RevealError
 from echoridge_client.lobby import Lobby
 from echoridge_client.reveals import Verifier
 from echoridge_client.session import Seat
-from echoridge_client.tui import EchoRidgeApp, panels, render
+from echoridge_client.tui import EchoRidgeApp, city, lastmove, panels, render
 from echoridge_client.tui.data import suspect_name
-from echoridge_client.tui.describe import describe, menu_order, prompt
-from echoridge_client.tui.game import AlertScreen, GameScreen, ResultScreen
+from echoridge_client.tui.describe import describe, hours_of, menu_order, prompt, unavailable
+from echoridge_client.tui.game import AlertScreen, GameScreen
 from echoridge_client.tui.help import HelpScreen
 from echoridge_client.tui.logpanel import lines as log_lines
+from echoridge_client.tui.result import ResultScreen, why
+from echoridge_client.tui.result import summary as result_summary
 from echoridge_client.tui.screens import LobbyScreen
 from echoridge_client.tui.waiting import WaitingScreen
 from echoridge_protocol import messages as m
@@ -84,8 +87,8 @@ async def test_play_a_whole_game_from_the_lobby_through_the_menu(server: ServerP
         table = app.ctx.table
         assert table and table in text_of(waiting, "#table-info")
         await until(pilot, lambda: waiting.info is not None, "the seats are listed")
-        assert "P1  Tester (you)" in text_of(waiting, "#seat-list")
-        assert "P2  free" in text_of(waiting, "#seat-list")
+        assert "1. Tester (you)" in text_of(waiting, "#seat-list")
+        assert "2. free" in text_of(waiting, "#seat-list")
 
         for n, button in enumerate(("#add-random", "#add-random", "#add-greedy"), start=1):
             widget = waiting.query_one(button, Button)
@@ -138,9 +141,14 @@ async def test_play_a_whole_game_from_the_lobby_through_the_menu(server: ServerP
         session = app.ctx.session
         assert session is not None and session.over and session.error is None
         murderer = session.view["result"]["murderer"]
-        summary = result.summary.plain
+        summary = result.words
         assert "GAME OVER" in summary
         assert f"The murderer was {murderer} {suspect_name(murderer)}" in summary
+        for head in ("named", "badge", "tracker", "Evidence tokens"):  # who named whom, and
+            assert head in summary  # what a tie-break compares
+        assert "Tester (you)" in summary and "Greedy 4 (bot)" in summary
+        reason = why(session.view)  # the server's result.decided_by, in words
+        assert reason and reason in " ".join(summary.split())
         assert moves >= 5
         assert any(line.startswith("-- Turn") for line in game.log_lines)
         assert "  The game begins with 4 officers" in game.log_lines
@@ -193,7 +201,7 @@ async def test_watch_renders_a_running_table(server: ServerProcess) -> None:
             result = app.screen
             assert isinstance(result, ResultScreen)
             murderer = seat.view["result"]["murderer"]
-            assert "GAME OVER" in result.summary.plain and murderer in result.summary.plain
+            assert "GAME OVER" in result.words and murderer in result.words
             assert any(line.startswith("-- Turn") for line in game.log_lines)
             assert app.ctx.session is not None and app.ctx.session.error is None
             await pilot.pause(0.3)  # let the result screen settle before the app exits
@@ -204,13 +212,24 @@ async def test_watch_renders_a_running_table(server: ServerProcess) -> None:
         await lobby.close()
 
 
+def blocks_named(entry: dict[str, Any]) -> list[Any]:
+    """Every block a log entry names (its ``block``, each of its ``path``)."""
+    out = list(entry.get("path") or ())
+    if isinstance(entry.get("block"), list):
+        out.append(entry["block"])
+    return out
+
+
 def test_every_view_of_a_simulated_game_renders_and_every_command_reads() -> None:
     """No server: every view of a random 3-player game, for each seat and a spectator, goes
-    through the renderers, the log panel and the menu's descriptions; reveals the verifier checked
-    are marked ✓."""
+    through the renderers, the log panel, the last move and the menu's descriptions (with their
+    costs and the missing actions' reasons); reveals the verifier checked are marked ✓; the last
+    move highlights only blocks its entries name (or the mover's car)."""
     verifiers = [Verifier() for _ in range(3)]
     kinds: set[str] = set()
     lines: list[str] = []
+    logs: list[list[dict[str, Any]]] = [[], [], [], []]  # per viewer, as its session keeps it
+    moved = 0
     state = None
     for command, events, state in play_random(3, game_seed(7, 0)):
         said = told(state, command, events)
@@ -227,12 +246,22 @@ def test_every_view_of_a_simulated_game_renders_and_every_command_reads() -> Non
             ]  # fmt: skip
             if i == 0:
                 lines += new_lines
+            logs[i] += entries_for(said, EVERYONE if over else viewer)
+            last = lastmove.of(logs[i], v)
+            if last is not None:
+                named = {tuple(b) for e in last.entries for b in blocks_named(e)}
+                players = v["players"]
+                car = {tuple(players[last.seat]["car"])} if last.seat is not None else set()
+                assert last.acted | last.brought <= named | car
+                moved += bool(last.acted)
             checked = render.Checked()
             if i < 3:
                 verifiers[i].check(v)
                 checked = render.Checked.of(verifiers[i])
+            seat = i if i < 3 else None
             for part in (
-                render.city(v, checked),
+                lastmove.text(last, v, names, seat),
+                city.city(v, checked, last),
                 render.track(v),
                 render.events(v),
                 render.evidence(v, checked),
@@ -243,14 +272,17 @@ def test_every_view_of_a_simulated_game_renders_and_every_command_reads() -> Non
             prompt(v)
             legal = (v.get("you") or {}).get("legal") or []
             assert sorted(menu_order(v, legal)) == list(range(len(legal)))
-            for cmd in legal:
+            hours = hours_of(v) or [None] * len(legal)
+            for cmd, cost in zip(legal, hours, strict=True):
                 kinds.add(cmd["type"])
-                assert describe(cmd, v)
+                assert describe(cmd, v, cost)
+            assert all(unavailable(v))
     assert state is not None
+    assert moved > 100  # the last move highlighted something, most of the time
     final = project(state, SeatViewer(0))
     assert final["status"] == "over"
     murderer = final["result"]["murderer"]
-    assert f"The murderer was {murderer} {suspect_name(murderer)}" in panels.result(final).plain
+    assert f"The murderer was {murderer} {suspect_name(murderer)}" in plain(result_summary(final))
     assert {"drive", "coffee_break", "accuse"} <= kinds
     assert any(line.startswith("-- Turn") for line in lines)
     assert any(line.endswith("(only you)") for line in lines)
@@ -346,13 +378,17 @@ async def test_the_log_panel_words_the_entries_with_names_and_marks_private_ones
              "value": 2, "to": [0]},
             {"kind": "token_peeked", "seat": 1, "block": [1, 1], "token": "search", "to": [1]},
         ], False)  # fmt: skip
-        assert game.log_lines[2:] == [
-            "  Ada (you) drove (3,3) → (3,2) (1 h)",
+        name = {(c, r): view["city"]["blocks"][(r - 1) * 5 + c - 1]["name"]
+                for c in range(1, 6) for r in range(1, 6)}  # fmt: skip
+        assert name[3, 3] == "Police HQ"
+        assert game.log_lines[2:] == [  # blocks by their names, never (col,row)
+            f"  Ada (you) drove Police HQ → {name[3, 2]} (1 h)",
             "  Ada (you): Call for Backup, 4 h",
             "  Ada (you) called for backup: risk 4, die 6: failure",
-            "  Ada (you) looked at the Stakeout token on (3,2): 2 (only you)",
-            "  Robo (bot) looked at the Search token on (1,1)",
+            f"  Ada (you) looked at the Stakeout token on {name[3, 2]}: 2 (only you)",
+            f"  Robo (bot) looked at the Search token on {name[1, 1]}",
         ]
+        assert not any(re.search(r"\(\d,\d\)", line) for line in game.log_lines)
         await pilot.pause(0.2)
         officers = text_of(game, "#officers")
         assert "● Ada (you)" in officers and "◆ Robo (bot)" in officers

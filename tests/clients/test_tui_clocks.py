@@ -56,7 +56,7 @@ async def test_keys_send_the_seat_controls_and_the_clocks_tick(server: ServerPro
             await until(pilot, lambda: seat.view["players"][0]["auto"] == "self", "handed over")
             await until(
                 pilot,
-                lambda: "played by the server (they asked)" in text_of(game, "#clocks"),
+                lambda: "played by the server (you asked)" in text_of(game, "#clocks"),
                 "the marker",
             )
             menu = game.query_one("#menu", OptionList)

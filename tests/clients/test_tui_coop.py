@@ -22,11 +22,13 @@ from echoridge.rules.views import view as project
 from echoridge.simulate import game_seed, play_random
 from echoridge_client.lobby import Lobby
 from echoridge_client.logtext import catalog
-from echoridge_client.tui import EchoRidgeApp, panels, render, team
+from echoridge_client.tui import EchoRidgeApp, city, panels, render, team
 from echoridge_client.tui.data import force_name, suspect_name
 from echoridge_client.tui.describe import describe, prompt
-from echoridge_client.tui.game import GameScreen, ResultScreen
+from echoridge_client.tui.game import GameScreen
 from echoridge_client.tui.logpanel import lines as log_lines
+from echoridge_client.tui.result import ResultScreen
+from echoridge_client.tui.result import summary as result_summary
 from echoridge_client.tui.screens import LobbyScreen
 from echoridge_client.tui.waiting import WaitingScreen
 from tests.clients.test_tui import SIZE, plain, text_of, until
@@ -131,7 +133,7 @@ async def test_a_coop_table_from_the_lobby_to_the_team_result(server: ServerProc
             result = app.screen
             assert isinstance(result, ResultScreen)
             r = session.view["result"]
-            summary = result.summary.plain
+            summary = result.words
             assert f"The team accused {r['team_accusation']}" in summary
             won = r["team_accusation"] == r["murderer"]
             assert ("the team wins!" if won else "the team loses.") in summary
@@ -147,7 +149,7 @@ def accused(state: Any) -> list[str]:
 
 def _renders(v: dict[str, Any]) -> str:
     checked = render.Checked()
-    parts = (render.city(v, checked), render.track(v), render.events(v),
+    parts = (city.city(v, checked), render.track(v), render.events(v),
              render.evidence(v, checked), render.officers(v), team.board(v),
              panels.you(v, checked))  # fmt: skip
     for cmd in (v.get("you") or {}).get("legal") or ():
@@ -208,7 +210,7 @@ def test_every_view_of_a_simulated_coop_game_renders(players: int) -> None:
     assert any(line.endswith(catalog().team_mark) for line in teamed)
     assert not any(line.endswith("(only you)") for line in teamed)
     final = project(state, SeatViewer(0))
-    summary = panels.result(final).plain
+    summary = plain(result_summary(final))
     theirs = final["result"]["team_accusation"]
     assert f"The team accused {theirs} {suspect_name(theirs)}" in summary
     assert ("the team wins!" if final["result"]["winners"] else "the team loses.") in summary

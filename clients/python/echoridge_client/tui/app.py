@@ -34,17 +34,18 @@ CSS = """
 #waiting-buttons Button, #list-buttons Button { margin: 0 1; }
 #wait-log { height: 1fr; border: round $primary; }
 #alert { height: auto; }
-#board { width: 100; }
+#board { width: 94; }
+#last-move { margin-bottom: 1; }
 #side { width: 1fr; min-width: 50; }
 #prompt { height: auto; }
-#menu { height: 35%; border: round $accent; }
-#you-box { height: 35%; border: round $primary; }
-#log { height: 1fr; border: round $secondary; }
-#chat { height: 12; }
+#menu { height: 1fr; min-height: 6; border: round $accent; }
+#log { height: 1fr; min-height: 10; border: round $secondary; }
+#you-box { height: 1fr; min-height: 6; border: round $primary; }
+#chat { height: 9; }
 #chat-log { height: 1fr; border: round $secondary; }
 #result-box { align: center middle; }
-#result { width: 80; height: auto; border: double $error; padding: 1 2; }
-#result-help { width: 80; padding: 0 2; }
+#result { width: 100; height: auto; border: double $error; padding: 1 2; }
+#result-help { width: 100; padding: 0 2; }
 #alarm { width: 80%; height: auto; padding: 2 4; }
 AlertScreen { align: center middle; }
 """

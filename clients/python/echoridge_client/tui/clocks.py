@@ -74,6 +74,8 @@ def seats(session: Any, now: float | None = None) -> Text:
             parts.append((f"away since {since}", "bold red"))
         if p.get("auto"):
             reason = AUTO_REASONS.get(str(p["auto"]), str(p["auto"]))
+            if seat == me and p["auto"] == "self":  # said to you, about you
+                reason = "you asked"
             parts.append((f"played by the server ({reason})", "bold yellow"))
         elif turn.get("seat") == seat and turn.get("timed_out"):
             parts.append(("played by the server for the rest of this turn (time ran out)",

@@ -2,8 +2,8 @@
 
 The client package never imports the server, so the little it needs of the rules' tables is
 copied here (suspect codes and traits come from ``gamedata``): suspect names (§7.4), Force cards
-(§9), abilities (§10), events (§11.5), the decisions a seat may owe (§4.5) and the co-op roles
-(§14).
+(§9), abilities (§10), the decisions a seat may owe (§4.5) and the co-op roles (§14).  Event
+cards are worded by the shared catalogue (``logtext``: ``catalog().event``).
 """
 
 from __future__ import annotations
@@ -27,24 +27,27 @@ EVIDENCE_CLUE: Final[dict[str, str]] = {
     "weapon": "Holding tokens",
 }
 
-#: §9: Force card id -> (name, effect).
+#: §9: Force card id -> (name, when it is played and what it does; rules.md §4.8).
 FORCE: Final[dict[str, tuple[str, str]]] = {
-    "code_three": ("Code Three", "W1: waive the base hour of up to 3 blocks of this Drive"),
-    "radio_car": ("Radio Car", "W1: put your car on any block instead of driving"),
-    "judges_signature": ("Judge's Signature", "W2: your action ignores day/night"),
-    "tip_line": ("Tip Line", "any: look at one face-down Search or Stakeout token"),
-    "checkpoint": ("Checkpoint", "W4: no Mobster Roll this turn"),
-    "double_shift": ("Double Shift", "W3: take one more action this turn"),
-    "rubber_stamp": ("Rubber Stamp", "W2: your action costs 1 h less"),
-    "telephoto": ("Telephoto", "W2: +2 risk for the success test"),
-    "squad_wagon": ("Squad Wagon", "W1/W2: apprehend one mobster here or adjacent"),
-    "jailhouse_deal": ("Jailhouse Deal", "any: gain 1 Suspect"),
-}
+    "code_three": ("Code Three", "before you drive: the basic 1 h of up to 3 blocks is waived"),
+    "radio_car": ("Radio Car", "before you drive: put your car on any block instead"),
+    "judges_signature": ("Judge's Signature", "before your action: it ignores day and night"),
+    "tip_line": ("Tip Line", "any time in your turn: look at a face-down Search or Stakeout "
+                 "token"),
+    "checkpoint": ("Checkpoint", "before the Mobster Roll: no Mobster Roll this turn"),
+    "double_shift": ("Double Shift", "after your action: take one more action this turn"),
+    "rubber_stamp": ("Rubber Stamp", "before your action: it costs 1 h less"),
+    "telephoto": ("Telephoto", "before your action: +2 risk for the success test"),
+    "squad_wagon": ("Squad Wagon", "before you drive or act: apprehend a mobster on your block "
+                    "or next to it"),
+    "jailhouse_deal": ("Jailhouse Deal", "any time in your turn: gain 1 Suspect"),
+}  # fmt: skip
 
 #: §14: the Force cards whose effect differs in a co-op game (no day/night limits there).
 COOP_FORCE: Final[dict[str, tuple[str, str]]] = {
-    "judges_signature": ("Judge's Signature", "W2: your action may be one your role lacks"),
-}
+    "judges_signature": ("Judge's Signature",
+                         "before your action: it may be one your role lacks"),
+}  # fmt: skip
 
 #: §10: ability id -> (name, effect).
 ABILITIES: Final[dict[str, tuple[str, str]]] = {
@@ -56,28 +59,6 @@ ABILITIES: Final[dict[str, tuple[str, str]]] = {
     "lab_partner": ("Lab Partner", "Search Scene costs 1 h"),
     "quartermaster": ("Quartermaster", "Force hand limit 3"),
     "good_cop": ("Good Cop", "looks pick only among cards you have not seen"),
-}
-
-#: §11.5: event id -> (name, effect while active, resolve, rewards resolver/contributors).
-EVENTS: Final[dict[str, tuple[str, str, str, str]]] = {
-    "E1": ("Burst Water Main", "+1 h to enter a token block", "VISIT 1", "F / P"),
-    "E2": ("Dead Phone Lines", "Call for Backup risk at most 4", "VISIT 2", "B"),
-    "E3": ("Scared Silent", "Catch Witness +1 h", "VISIT 2", "B / S"),
-    "E4": ("Lips Sealed", "Catch Informant +1 h", "VISIT 2", "B / S"),
-    "E5": ("Citywide Blackout", "every turn is a night turn", "MEET 1", "B / B"),
-    "E6": ("Harbor Fog", "Stakeout +1 h", "VISIT 1", "F / S"),
-    "E7": ("Evidence Locker Leak", "Holding step 2 +1 h", "VISIT 1", "E"),
-    "E8": ("Hostage at the Diner", "timed: penalty", "NAB", "B"),
-    "E9": ("Armored Car Heist", "timed: everyone discards a Force card", "VISIT 1", "B / F"),
-    "E10": ("City Hall Protest", "no Force cards", "MEET 2", "I / S"),
-    "E11": ("Gang Summit", "Arrest +1 h", "NAB", "B / S"),
-    "E12": ("Protection Racket", "Backup gives no Force card", "VISIT 1 night", "POOL(2)"),
-    "E13": ("Crooked Alderman", "Force hand limit -1", "VISIT 3", "E"),
-    "E14": ("Crosstown Gridlock", "+1 h to enter a token's row", "VISIT 1", "F"),
-    "E15": ("Courthouse Fire", "Search Scene +1 h; timed: penalty", "VISIT 2", "B / S"),
-    "E16": ("Numbers Racket", "a 3-3 roll starts a Crime Spree", "NAB", "B / S"),
-    "E17": ("Missing Bookkeeper", "timed: penalty x2", "MEET 2", "E / E"),
-    "E18": ("Jailhouse Riot", "no Holding step 1; timed: 2 mobsters", "VISIT 2", "B"),
 }
 
 ACTIONS: Final[dict[str, str]] = {
@@ -104,15 +85,6 @@ DECISIONS: Final[dict[str, str]] = {
     "peek": "peek at a face-down token",
     "rest": "rest your case (end your game) or keep playing",
     "accusation": "accuse the murderer",
-}
-
-PHASES: Final[dict[str, str]] = {
-    "w1": "drive or act",
-    "w2": "act",
-    "action": "resolving",
-    "w3": "after the action",
-    "steps": "end of turn",
-    "w4": "before the Mobster Roll",
 }
 
 #: §14: co-op role id -> (name, the clue actions it may take, in ``ACTIONS``' words).
@@ -176,7 +148,3 @@ def force_name(card: str) -> str:
 
 def ability_name(ability: str | None) -> str:
     return ABILITIES.get(ability or "", (ability or "-", ""))[0]
-
-
-def event_name(card: str) -> str:
-    return EVENTS.get(card, (card, "", "", ""))[0]

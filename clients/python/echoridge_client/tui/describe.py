@@ -1,22 +1,24 @@
-"""Readable words for the menu: one line per command of ``you.legal`` (SPEC.md §5.4)."""
+"""Readable words for the menu: one line per command of ``you.legal`` (SPEC.md §5.4), with its
+cost from ``you.hours`` (the hours the server says it adds to the turn; no cost is shown
+without it: a client never works one out), blocks by their names in the city, and one greyed
+line per action of ``you.unavailable`` with the reason in the catalogue's words."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from echoridge_client.logtext import seat_name, seat_names
+from echoridge_client.logtext import block_names, block_text, catalog, seat_name, seat_names
 from echoridge_client.tui import coop
 from echoridge_client.tui.data import (
     ACTIONS,
     DECISIONS,
-    EVENTS,
     EVIDENCE_CLUE,
     candidates,
-    event_name,
     force_name,
     suspect_name,
     suspect_trait,
 )
+from echoridge_protocol.codes import ALL_CODES
 
 View = dict[str, Any]
 Command = dict[str, Any]
@@ -40,8 +42,9 @@ def who(seat: int | None, me: int | None = None, view: View | None = None) -> st
     return f"{name} (you)" if seat == me else name
 
 
-def at(block: Any) -> str:
-    return f"({block[0]},{block[1]})"
+def where(view: View, block: Any) -> str:
+    """A block by its name in the city (``(col,row)`` while the city has no names)."""
+    return block_text(block, block_names(view)) if block else "?"
 
 
 def block_of(view: View, block: Any) -> dict[str, Any]:
@@ -49,12 +52,6 @@ def block_of(view: View, block: Any) -> dict[str, Any]:
     blocks = (view.get("city") or {}).get("blocks") or []
     index = (r - 1) * 5 + (c - 1)
     return blocks[index] if 0 <= index < len(blocks) else {}
-
-
-def place(view: View, block: Any) -> str:
-    """``(4,3) Harbor Docks``."""
-    name = block_of(view, block).get("name") or ""
-    return f"{at(block)} {name}".rstrip()
 
 
 def clue_words(clue: dict[str, Any] | None) -> str:
@@ -132,83 +129,113 @@ def accuse_note(view: View, suspect: str) -> str:
 
 
 def team_choice(view: View, suspect: str) -> str:
-    """Co-op: which teammates chose ``suspect`` (``; chosen by Ada (lead)``), else ""."""
+    """Co-op: which teammates chose ``suspect`` (``; chosen by Ada, the lead``), else ""."""
     me, chief = my_seat(view), coop.lead(view)
     by = [
-        who(seat, None, view) + (" (lead)" if seat == chief else "")
+        who(seat, None, view) + (", the lead" if seat == chief else "")
         for seat, choice in enumerate(coop.accusations(view))
         if choice == suspect and seat != me
     ]
     return f"; chosen by {', '.join(by)}" if by else ""
 
 
-def describe(command: Command, view: View) -> str:
+#: The commands whose cost is shown even when it is 0 h (the actions and the Drive).
+COSTED = frozenset({
+    "drive", "arrest", "coffee_break", "call_for_backup", "catch_informant", "catch_witness",
+    "search_scene", "stakeout", "hold_mobster", "book_mobster", "resolve_event",
+})  # fmt: skip
+
+
+def hours_of(view: View) -> list[int] | None:
+    """``you.hours`` (one per command of ``you.legal``), or None when the server sends none."""
+    you = view.get("you") or {}
+    hours, legal = you.get("hours"), you.get("legal") or []
+    if isinstance(hours, list) and len(hours) == len(legal):
+        return [int(h) for h in hours]
+    return None
+
+
+def cost(kind: str, hours: int | None) -> str:
+    if hours is None or (hours == 0 and kind not in COSTED):
+        return ""
+    return f" ({hours} h)"
+
+
+def _cards(n: Any) -> str:
+    return f"{n} Suspect card" + ("" if n == 1 else "s")
+
+
+def describe(command: Command, view: View, hours: int | None = None) -> str:
+    """One command of ``you.legal`` in words; ``hours``: its entry of ``you.hours``."""
     kind = str(command.get("type"))
     me = my_seat(view)
     players = view.get("players") or []
+    price = cost(kind, hours)
     if kind == "drive":
         path = command.get("path") or []
         if not path:
             return "Drive nowhere"
         end = path[-1]
-        via = " via " + " ".join(at(b) for b in path[:-1]) if len(path) > 1 else ""
+        via = " via " + ", ".join(where(view, b) for b in path[:-1]) if len(path) > 1 else ""
         there = what_is_on(view, end)
-        blocks = f"{len(path)} block" + ("s" if len(path) > 1 else "")
-        return f"Drive to {place(view, end)}{via} [{blocks}]" + (f" - {there}" if there else "")
+        return f"Drive to {where(view, end)}{price}{via}" + (f" - {there}" if there else "")
     if kind == "play_force":
         target = command.get("block")
-        on = f" on {place(view, target)}" if target else ""
-        return f"Play Force card {force_name(str(command.get('card')))}{on}"
+        on = f" on {where(view, target)}" if target else ""
+        return f"Play the Force card {force_name(str(command.get('card')))}{on}{price}"
     car = my_car(view)
     here = block_of(view, car) if car else {}
+    spot = where(view, car) if car else "your block"
     if kind == "arrest":
-        return f"Arrest the {here.get('mobster') or ''} mobster here (1 h)".replace("  ", " ")
+        return f"Arrest the {here.get('mobster') or ''} mobster here{price}".replace("  ", " ")
     if kind == "coffee_break":
-        return "Coffee Break (1 h, nothing happens)"
+        return f"Coffee Break{price}: time passes, nothing happens"
     if kind == "call_for_backup":
-        return f"Call for Backup, risk {command.get('risk')}{_ns(command)}"
+        return f"Call for Backup at risk {command.get('risk')}{price}{_ns(command)}"
     if kind == "catch_informant":
         row = f" of row {car[1]}" if car else ""
-        return f"Catch Informant{row} (2 h){_ns(command)}"
+        return f"Catch the Informant{row}{price}{_ns(command)}"
     if kind == "catch_witness":
         col = f" of column {car[0]}" if car else ""
-        return f"Catch Witness{col} (2 h){_ns(command)}"
+        return f"Catch the Witness{col}{price}{_ns(command)}"
     if kind == "search_scene":
-        return f"Search Scene (2 h){_ns(command)}"
+        return f"Search the Scene at {spot}{price}{_ns(command)}"
     if kind == "stakeout":
         known = _known_token(view, car) if car else ""
-        return f"Stakeout, risk {command.get('risk')}{_ns(command)}{known}"
+        return f"Stakeout at {spot}, risk {command.get('risk')}{price}{_ns(command)}{known}"
     if kind == "hold_mobster":
-        return f"Bring in for Holding, step 1: hold the {here.get('mobster') or ''} mobster (2 h)"
+        held = here.get("mobster") or ""
+        return f"Bring in for Holding, step 1: hold the {held} mobster here{price}"
     if kind == "book_mobster":
         held = players[me].get("holding") if me is not None and me < len(players) else None
-        return f"Bring in for Holding, step 2: book the {held or ''} mobster at HQ (2 h)"
+        return f"Bring in for Holding, step 2: book the {held or ''} mobster at HQ{price}"
     if kind == "resolve_event":
         slot = int(command.get("slot") or 0)
         slots = (view.get("events") or {}).get("slots") or []
         card = slots[slot - 1]["card"] if 0 < slot <= len(slots) and slots[slot - 1] else "?"
-        resolve = EVENTS.get(card, ("", "", "", ""))[2]
-        return f"Resolve Event #{slot}: {card} {event_name(card)} ({resolve}){_ns(command)}"
+        name = catalog().event(str(card)).get("name", card)
+        return f"Resolve the event {name} (#{slot}){price}{_ns(command)}"
     if kind == "proceed":
-        return "Proceed (play no more Force cards now)"
+        return "Go on (play no more Force cards now)"
     if kind == "gain_suspect":
         target = command.get("look_at")
         if target is None:
             return "Draw the top Suspect card"
         n = players[target]["suspects"] if target < len(players) else "?"
-        return f"Look at one of {who(target, me, view)}'s {n} Suspect cards"
+        return f"Look at a Suspect card of {who(target, me, view)}, who holds {n}"
     if kind == "interrogate":
         target = command.get("target")
         if target is None:
             return "Skip the Interrogate"
         n = players[target]["suspects"] if target < len(players) else "?"
-        return f"Interrogate {who(target, me, view)} ({n} Suspect cards)"
+        return f"Interrogate {who(target, me, view)}, who holds {_cards(n)}"
     if kind == "pick_slot":
         decision = (view.get("you") or {}).get("decision") or {}
-        owner = who(decision.get("target"), me, view)
-        return f"Pick face-down card #{command.get('slot')} of {owner}"
+        target = decision.get("target")
+        owner = who(target, me, view) if isinstance(target, int) else "another officer"
+        return f"Pick face-down card {command.get('slot')} of the cards of {owner}"
     if kind == "discard_force":
-        return f"Discard Force card {force_name(str(command.get('card')))}"
+        return f"Discard the Force card {force_name(str(command.get('card')))}"
     if kind == "take_from_pool":
         return f"Take {force_name(str(command.get('card')))} from the pool"
     if kind == "learn_trait":
@@ -217,7 +244,7 @@ def describe(command: Command, view: View) -> str:
     if kind == "peek_token":
         block = command.get("block")
         b = block_of(view, block)
-        return f"Peek at the {clue_words(b.get('clue')) or 'token'} on {place(view, block)}"
+        return f"Peek at the {clue_words(b.get('clue')) or 'token'} on {where(view, block)}"
     if kind == "rest_case":
         return "Rest your case: end your game now" if command.get("rest") else "Keep playing"
     if kind == "accuse":
@@ -225,6 +252,34 @@ def describe(command: Command, view: View) -> str:
         note = accuse_note(view, suspect) + team_choice(view, suspect)
         return f"Accuse {suspect} {suspect_name(suspect)} - {note}"
     return ACTIONS.get(kind, kind.replace("_", " ").capitalize())
+
+
+#: An action command type of ``you.unavailable`` -> its name (the catalogue's ``action`` words).
+UNAVAILABLE_ACTIONS = {
+    "hold_mobster": "bring_in_1", "book_mobster": "bring_in_2",
+}  # fmt: skip
+
+
+def unavailable(view: View) -> list[str]:
+    """``you.unavailable`` in words, one line per action the seat may not take now: ``Arrest:
+    no mobster on your block``, ``Stakeout is a night action`` (a reason that names its
+    action says it once); empty without the field."""
+    you = view.get("you") or {}
+    items = you.get("unavailable")
+    if not isinstance(items, list):
+        return []
+    words = catalog().values.get("action") or {}
+    out = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        kind, code = str(item.get("type")), str(item.get("code"))
+        name = words.get(UNAVAILABLE_ACTIONS.get(kind, kind)) or ACTIONS.get(kind, kind)
+        reason = catalog().reason(kind, code, ALL_CODES.get(code, code).rstrip("."))
+        line = reason if reason.startswith(name.split(",")[0]) else f"{name}: {reason}"
+        if line not in out:  # both steps of Bring in for Holding may give one reason
+            out.append(line)
+    return out
 
 
 def menu_order(view: View, legal: list[Command]) -> list[int]:
@@ -247,7 +302,7 @@ def prompt(view: View) -> str:
     """What the menu is for right now."""
     you = view.get("you")
     if not isinstance(you, dict):
-        return "Spectating (read-only)"
+        return "Spectating (read-only: hands and private knowledge are hidden)"
     me = my_seat(view)
     status = view.get("status")
     if status == "over":
@@ -260,11 +315,14 @@ def prompt(view: View) -> str:
         return "Decide: " + DECISIONS.get(kind, kind)
     turn = view.get("turn") or {}
     if you.get("legal") and turn.get("seat") == me:
-        return f"Your turn ({turn.get('time')}): choose"
+        point = (catalog().values.get("phase") or {}).get(str(turn.get("phase")), "")
+        time = "" if coop.is_coop(view) else f" ({turn.get('time')})"
+        return f"Your turn{time}, {point}: choose" if point else f"Your turn{time}: choose"
     waiting = [d for d in view.get("decisions") or () if d.get("seat") != me]
     if waiting:
         d = waiting[0]
-        return f"Waiting for {who(d['seat'], me, view)}: {d['kind']}"
+        kind = str(d.get("kind"))
+        return f"Waiting for {who(d['seat'], me, view)} to decide: {DECISIONS.get(kind, kind)}"
     if status == "accusing":
         if coop.is_coop(view):
             return "Waiting for the rest of the team's accusation"

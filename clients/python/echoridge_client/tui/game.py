@@ -1,16 +1,19 @@
-"""The game screen (a seat, or a read-only spectator), the result screen and the alarm a failed
-reveal check raises.
+"""The game screen (a seat, or a read-only spectator) and the alarm a failed reveal check
+raises (the end of the game is ``result``).
 
-Left: the city, the time track, the event slots and evidence, the officers and, in a co-op
-game, the team (``team``).  Right: what the menu is for, the menu (one entry per command of
-``you.legal``, Enter sends it with ``Seat.act``), the seat's mat, hand and knowledge, and the
-game log: the session's log entries (SPEC.md §6.3) in words (``logpanel``; co-op: what the
-team was told is marked so).  Under the officers, each seat's running clocks,
-bank, and away and "played by the server" markers (``clocks``); t (more time), p (play for me),
-b (take my seat back) and v (vote to let the server play for an away player) send the seat's
-``you.controls``.  While the server plays the seat the menu offers nothing.  The screen redraws
-at most ten times a second.  ``?`` or F1 opens the help screen (how to play, what the board
-shows).
+Left: the city with the last move highlighted and, under it, what that move was
+(``lastmove``), the time track, the officers, in a co-op game the team (``team``), each seat's
+clocks, the events in play and the evidence.  Right: what the menu is for, the menu (one entry
+per command of ``you.legal`` with its cost from ``you.hours``, Enter sends it with
+``Seat.act``; then each action of ``you.unavailable``, greyed, with the reason), the game log
+(the session's log entries, SPEC.md §6.3, in words: ``logpanel``; co-op: what the team was told
+is marked so; at least 8 lines at 180×50), the seat's mat, hand and knowledge, and the chat.
+Under the officers, each seat's running clocks, bank, and away and "played by the server"
+markers (``clocks``); t (more time), p (play for me), b (take my seat back), v (vote to let the
+server play for an away player) and a (pass when I have nothing to play) send the seat's
+``you.controls`` and are in the footer only while they are offered (never for a spectator).
+While the server plays the seat the menu offers nothing.  The screen redraws at most ten times
+a second.  ``?`` or F1 opens the help screen (how to play, what the board shows).
 """
 
 from __future__ import annotations
@@ -29,11 +32,30 @@ from textual.widgets import Footer, Header, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
 from echoridge_client.errors import ClientError, RevealError
+from echoridge_client.logtext import block_names
 from echoridge_client.session import Seat, TableSession
-from echoridge_client.tui import clocks, coop, logpanel, panels, render, team
+from echoridge_client.tui import city, clocks, coop, lastmove, logpanel, panels, render, team
 from echoridge_client.tui.chatpanel import ChatPanel
-from echoridge_client.tui.describe import describe, menu_order, my_seat, names, prompt
+from echoridge_client.tui.describe import (
+    describe,
+    hours_of,
+    menu_order,
+    my_seat,
+    names,
+    prompt,
+    unavailable,
+)
 from echoridge_client.tui.help import HelpScreen
+from echoridge_client.tui.result import ResultScreen
+
+#: The seat commands of ``you.controls`` the keys send, and their words.
+CONTROLS = {
+    "extend_time": "More time",
+    "play_for_me": "Play for me",
+    "take_back": "Taking the seat back",
+    "vote_handover": "A vote",
+    "auto_pass": "Passing when you have nothing to play",
+}
 
 
 class GameScreen(Screen[None]):
@@ -44,8 +66,9 @@ class GameScreen(Screen[None]):
         Binding("question_mark,f1", "help", "How to play"),
         Binding("t", "control('extend_time')", "More time"),
         Binding("p", "control('play_for_me')", "Play for me"),
-        Binding("b", "control('take_back')", "Take back"),
-        Binding("v", "control('vote_handover')", "Vote", show=False),
+        Binding("b", "control('take_back')", "Take my seat back"),
+        Binding("v", "control('vote_handover')", "Vote to play for the away"),
+        Binding("a", "control('auto_pass')", "Auto-pass on/off"),
     ]
 
     def __init__(self, session: TableSession, *, read_only: bool) -> None:
@@ -62,6 +85,8 @@ class GameScreen(Screen[None]):
         self.log_lines: list[str] = []  # every line of the log panel, for tests
         self.sent = 0  # commands chosen from the menu
         self.served = False  # the server plays this seat now
+        self.offered: frozenset[str] = frozenset()  # the kinds of you.controls the keys show
+        self.last: lastmove.LastMove | None = None  # the last move, as the board shows it
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -69,6 +94,7 @@ class GameScreen(Screen[None]):
         with Horizontal():
             with VerticalScroll(id="board"):
                 yield Static(id="city")
+                yield Static(id="last-move")
                 yield Static(id="track")
                 yield Static(id="officers")
                 yield Static(id="team")
@@ -78,14 +104,17 @@ class GameScreen(Screen[None]):
             with Vertical(id="side"):
                 yield Static(id="prompt")
                 yield OptionList(id="menu")
+                yield RichLog(id="log", wrap=True, max_lines=1000)
                 with VerticalScroll(id="you-box"):
                     yield Static(id="you")
-                yield RichLog(id="log", wrap=True, max_lines=1000)
                 yield ChatPanel(self.session)  # the chat log and its input (chatpanel.py)
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#alert", Static).display = False
+        if self.read_only:  # a spectator has no menu and no hand: the log takes the room
+            self.query_one("#menu", OptionList).display = False
+            self.query_one("#you-box", VerticalScroll).display = False
         self.session.on_update = self._view_changed
         self.session.on_log = self._logged
         self._logged(self.session, list(self.session.log), True)
@@ -114,7 +143,9 @@ class GameScreen(Screen[None]):
         whole = session.log_whole or (not reset and session.over)
         me = my_seat(view)
         together = coop.is_coop(view)
-        for text in logpanel.lines(entries, names(view, me), me, whole, team=together):
+        blocks = block_names(view)
+        for text in logpanel.lines(entries, names(view, me), me, whole, team=together,
+                                   blocks=blocks):  # fmt: skip
             log.write(text)
             self.log_lines.append(text.plain)
         self.dirty = True
@@ -151,29 +182,36 @@ class GameScreen(Screen[None]):
     def redraw(self) -> None:
         view = self.session.view
         checked = render.Checked.of(self.session.verifier)
-        self.query_one("#city", Static).update(render.city(view, checked))
+        me = my_seat(view)
+        last = lastmove.of(self.session.log, view) if view.get("status") != "new" else None
+        self.last = last
+        self.query_one("#city", Static).update(city.city(view, checked, last))
+        together = coop.is_coop(view)
+        whole = self.session.log_whole
+        words = lastmove.text(last, view, names(view, me), me, whole, team=together)
+        self.query_one("#last-move", Static).update(words)
         self.query_one("#track", Static).update(render.track(view))
         self.query_one("#events", Static).update(render.events(view))
         self.query_one("#evidence", Static).update(render.evidence(view, checked))
         presence = getattr(self.session, "presence", None)
         self.query_one("#officers", Static).update(render.officers(view, presence))
-        together = coop.is_coop(view)
         self.query_one("#team", Static).display = together
         if together:
             self.query_one("#team", Static).update(team.board(view))
         self.query_one("#clocks", Static).update(clocks.seats(self.session))
         self.query_one("#you", Static).update(panels.you(view, checked))
-        title = f"{prompt(view)}   [version {self.session.version}, {view.get('status')}"
-        if presence is not None:
-            title += f", {presence.spectators} watching"
+        title = prompt(view)
+        if presence is not None and presence.spectators:
+            title += f"   ({presence.spectators} watching)"
         clock = clock_text(self.session)
         if clock:
-            title += f", {clock}"
-        title += "]   ? help"
+            title += f"   {clock}"
+        title += "   ? help"
         if self.sending:
             title = "Sending..."
         self.query_one("#prompt", Static).update(Text(title, style="bold reverse"))
         self._menu(view)
+        self._keys()
         if view.get("status") == "over" and not self.result_shown:
             self.result_shown = True
             self.app.push_screen(ResultScreen(view))
@@ -199,8 +237,12 @@ class GameScreen(Screen[None]):
             elif not legal:
                 menu.add_option(Option("(nothing to do: waiting)", disabled=True))
             else:
+                hours = hours_of(view)
                 for n, i in enumerate(menu_order(view, legal), start=1):
-                    menu.add_option(Option(f"{n:>2}. {describe(legal[i], view)}", id=str(i)))
+                    words = describe(legal[i], view, None if hours is None else hours[i])
+                    menu.add_option(Option(f"{n:>2}. {words}", id=str(i)))
+                for words in unavailable(view):  # greyed, with the reason
+                    menu.add_option(Option(Text(f"  - {words}", style="dim"), disabled=True))
                 menu.highlighted = 0
         was_disabled = menu.disabled
         menu.disabled = not legal
@@ -246,16 +288,28 @@ class GameScreen(Screen[None]):
             self.menu_version = -2
             self.dirty = True
 
+    def _keys(self) -> None:
+        """Show in the footer the keys of the seat commands offered now (none to spectators)."""
+        offered = frozenset() if self.read_only else frozenset(
+            kind for kind in CONTROLS if clocks.control_for(self.session, kind) is not None
+        )  # fmt: skip
+        if offered != self.offered:
+            self.offered = offered
+            self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "control":
+            return bool(parameters) and parameters[0] in self.offered
+        return True
+
     def action_control(self, kind: str) -> None:
-        """t, p, b, v: the seat command of ``you.controls`` of that kind, if it is offered."""
+        """t, p, b, v, a: the seat command of ``you.controls`` of that kind, if it is offered."""
         if self.read_only or self.sending:
             return
         command = clocks.control_for(self.session, kind)
         if command is None:
-            words = {"extend_time": "More time", "play_for_me": "Play for me",
-                     "take_back": "Taking the seat back", "vote_handover": "A vote"}  # fmt: skip
             self.query_one("#log", RichLog).write(
-                Text(f"{words.get(kind, kind)} is not possible now.", style="yellow")
+                Text(f"{CONTROLS.get(kind, kind)} is not possible now.", style="yellow")
             )
             return
         self.sending = True
@@ -271,27 +325,6 @@ class GameScreen(Screen[None]):
     def action_show_result(self) -> None:
         if self.session.view.get("status") == "over":
             self.app.push_screen(ResultScreen(self.session.view))
-
-
-class ResultScreen(Screen[None]):
-    """The end of the game: the murderer, every accusation, the winners."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("b", "app.pop_screen", "Back to the board"),
-        Binding("escape", "app.pop_screen", "Back", show=False),
-        Binding("q", "app.quit", "Quit"),
-    ]
-
-    def __init__(self, view: dict[str, Any]) -> None:
-        super().__init__()
-        self.summary = panels.result(view)
-
-    def compose(self) -> ComposeResult:
-        yield Header()
-        with Vertical(id="result-box"):
-            yield Static(self.summary, id="result")
-            yield Static("b: back to the final board    q: quit", id="result-help")
-        yield Footer()
 
 
 class AlertScreen(ModalScreen[None]):

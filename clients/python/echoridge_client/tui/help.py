@@ -62,8 +62,9 @@ ACTIONS = [
      "it is yours, +1 badge (3 solve Getaway)"),
     ("Bring in for Holding", "2 h + 2 h", "night", "step 1 holds the mobster on your block; "
      "step 2, at HQ on a later turn: the Holding token of its colour, +1 badge (3 solve Weapon)"),
-    ("Resolve Event", "as printed", "as printed", "deal with an event at one of its tokens "
-     "(VISIT, MEET, NAB); rewards for the resolver and contributors"),
+    ("Resolve Event", "as the event says", "as the event says", "deal with an event at one of "
+     "its tokens; 'Events in play' on the board says what each asks and what it gives to who "
+     "resolves it and to who helped"),
 ]  # fmt: skip
 
 EVIDENCE = """\
@@ -111,7 +112,13 @@ def glyphs() -> RenderableType:
         (g((" I ", "bold white on purple4")), "the Informant of that row is still in place"),
         (g(("W", "bold white on dark_green")), "the Witness of that column is still in place"),
         (g(("ev1", "bold white on dark_red")), "a token of the event in slot 1"),
-        (g("car 1 2"), "the cars of P1 and P2 (yours reversed)"),
+        (g("car 1 2"), "the cars of P1 and P2 (yours reversed; the officers' line under the "
+         "time track says who is who)"),
+        (g(("»Harbor Docks", "bold magenta reverse")),
+         "the last move: where that officer's car went and acted, on their colour; the lines "
+         "under the board say what happened"),
+        (g(("»Old Mill", "bold white on red3")),
+         "what the last turn brought: a mobster the roll placed, an event token"),
         (g(("* HQ *", "bold underline")), "Police HQ; 'hold RBG': the Holding tokens left there"),
         (g(("12", "bold yellow"), " ", ("13", "bold blue")),
          "time track: day spaces yellow, night blue; 43-48 underlined"),
@@ -140,10 +147,12 @@ def actions() -> RenderableType:
 
 
 KEYS = """\
-Enter: send the highlighted menu entry    m: back to the menu    r: the result (after the game)
+Enter: send the highlighted menu entry (its cost in hours is the server's; greyed lines say why
+an action is not possible now)    m: back to the menu    r: the result (after the game)
 t: more time (moves time from your bank to this turn)    p: play for me (the server plays your
 seat)    b: take my seat back    v: vote to let the server play for a player who is away
-?/F1: this screen    Escape: back    q: quit"""
+a: pass when I have nothing to play (on or off)    These keys show in the footer only while
+they are possible.    ?/F1: this screen    Escape: back    q: quit"""
 
 CLOCKS = """\
 A table may have a clock. Under the officers each seat shows its running clocks counting down:

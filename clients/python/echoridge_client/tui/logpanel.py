@@ -4,7 +4,8 @@ seat was told is marked (``(only you)``) and coloured; each action is followed b
 (the entries come in the engine's order: the action, its dice or risk, what it gave); the kinds
 a short log leaves out (the generator's draws, phase changes) are not shown.  In a co-op game
 (``team``) what the whole team was told and spectators were not carries the catalog's team mark
-instead, in the same colour."""
+instead, in the same colour.  Blocks are worded by their names in the city (``blocks``:
+``logtext.block_names(view)``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from rich.text import Text
 
-from echoridge_client.logtext import catalog, is_private, is_team, render
+from echoridge_client.logtext import catalog, is_private, is_team, render, seat_name
 
 Entry = dict[str, Any]
 
@@ -30,8 +31,18 @@ PRIVATE_STYLE = "bold green"
 INDENT = "  "  # the lines of a turn, under its first
 
 
+def seat_label(names: Sequence[str], seat: int | None) -> str:
+    """A seat's display name, as the log words it."""
+    return seat_name(names, seat)
+
+
 def line(
-    entry: Entry, names: Sequence[str], me: int | None, whole: bool = False, team: bool = False
+    entry: Entry,
+    names: Sequence[str],
+    me: int | None,
+    whole: bool = False,
+    team: bool = False,
+    blocks: Sequence[str] = (),
 ) -> Text | None:
     """One entry as a line of the panel (None: a kind the short log leaves out); ``team``: a
     co-op game (of ``len(names)`` seats), where an entry told to every seat was the team's."""
@@ -40,7 +51,7 @@ def line(
     kind = str(entry.get("kind"))
     seats = len(names) if team else 0
     private = is_private(entry, me, whole, seats) or is_team(entry, me, whole, seats)
-    words = render(entry, names, me, whole=whole, coop=team)
+    words = render(entry, names, me, whole=whole, coop=team, blocks=blocks)
     if kind == "turn_began":
         return Text(f"-- {words} --", style=STYLES[kind])
     style = PRIVATE_STYLE if private else STYLES.get(kind, "")
@@ -54,5 +65,6 @@ def lines(
     whole: bool = False,
     *,
     team: bool = False,
+    blocks: Sequence[str] = (),
 ) -> list[Text]:
-    return [t for e in entries if (t := line(e, names, me, whole, team)) is not None]
+    return [t for e in entries if (t := line(e, names, me, whole, team, blocks)) is not None]

@@ -1,7 +1,7 @@
-"""The seat's own panel (its mat, Force hand, Suspect hand, seen cards, known traits and tokens,
-the possible murderers) and the result of the game.  Reveals are marked as in ``render``.
+"""The seat's own panel (its mat, Force hand and the auto-pass setting, Suspect hand, seen cards,
+known traits and face-down tokens, the possible murderers).  Reveals are marked as in ``render``.
 Co-op (rules.md §14): the role and its clue actions, the shared Force hand, what the team knows,
-the team's accusation so far (``team``) and the team's result."""
+the team's accusation so far (``team``)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from echoridge_client.tui.data import (
     role_name,
     suspect_name,
 )
-from echoridge_client.tui.describe import at, innocents, my_seat, who
+from echoridge_client.tui.describe import block_of, innocents, where, who
 from echoridge_client.tui.render import Checked, seat_style
 
 View = dict[str, Any]
@@ -45,7 +45,8 @@ def you(view: View, checked: Checked) -> RenderableType:
     me = int(y["seat"])
     players = view.get("players") or []
     p = players[me] if me < len(players) else {}
-    out = Text(f"You are {who(me, None, view)} (P{me + 1})", style=seat_style(me))
+    out = Text(f"You are {who(me, None, view)}", style=seat_style(me))
+    out.append(f" (P{me + 1} on the board)", style="dim")
     ability = str(p.get("ability") or "")
     name, effect = ABILITIES.get(ability, (ability or "-", ""))
     out.append(f"  ability {name}", style="bold")
@@ -56,7 +57,7 @@ def you(view: View, checked: Checked) -> RenderableType:
         out.append(f"Space {space}")
         if not together:  # co-op has no day/night limits
             out.append(f" ({'night' if is_night(space) else 'day'})")
-        out.append(f"  badge {p.get('badge')}  car {at(p.get('car'))}")
+        out.append(f"  badge {p.get('badge')}  car at {where(view, p.get('car'))}")
         if ability == "night_shift":
             out.append(f"  Night Shift uses left {p.get('night_shift_left')}")
         out.append("\n")
@@ -71,9 +72,14 @@ def you(view: View, checked: Checked) -> RenderableType:
     out.append("Force hand (the team's, shared): " if shared else "Force hand: ", style="bold")
     effects = {**FORCE, **COOP_FORCE} if together else FORCE
     out.append(
-        ", ".join(f"{force_name(c)} ({effects.get(c, ('', ''))[1]})" for c in hand) or "none"
+        "; ".join(f"{force_name(c)} ({effects.get(c, ('', ''))[1]})" for c in hand) or "none"
     )
     out.append("\n")
+    if isinstance(y.get("auto_pass"), bool):  # contract item 3: the server passes for you
+        on = bool(y["auto_pass"])
+        out.append("Pass when I have nothing to play: ", style="bold")
+        out.append("on" if on else "off", style="bold green" if on else "bold yellow")
+        out.append(f"  (a turns it {'off' if on else 'on'})\n", style="dim")
     out.append(f"Suspect hand ({len(y.get('suspects') or ())}), innocent:\n", style="bold")
     for s in y.get("suspects") or ():
         _suspect_line(out, str(s), checked)
@@ -94,11 +100,12 @@ def you(view: View, checked: Checked) -> RenderableType:
             out.append_text(checked.mark(checked.trait(e)))
             out.append("  ")
     out.append("\n")
-    known = y.get("known_tokens") or []
+    known = face_down_known(view)
     if known:
-        out.append("Tokens the team knows: " if together else "Tokens you know: ", style="bold")
+        whose = "the team knows" if together else "you know"
+        out.append(f"Face-down tokens {whose}: ", style="bold")
         for t in known:
-            out.append(f"{at(t['block'])} {t['kind']} {t['value']}")
+            out.append(f"{where(view, t['block'])}: {token_words(t)}")
             out.append_text(checked.mark(checked.token(t["block"])))
             out.append("  ")
         out.append("\n")
@@ -115,29 +122,18 @@ def you(view: View, checked: Checked) -> RenderableType:
     return out
 
 
-# --- the result ---------------------------------------------------------------------------------
-
-
-def result(view: View) -> Text:
-    r = view.get("result") or {}
-    me = my_seat(view)
-    murderer = str(r.get("murderer") or "?")
-    winners = [int(w) for w in r.get("winners") or ()]
-    out = Text("GAME OVER\n\n", style="bold red")
-    out.append("The murderer was ")
-    out.append(f"{murderer} {suspect_name(murderer)}\n\n", style="bold")
-    if coop.is_coop(view):
-        return out + team.result_lines(view)
-    for seat, accused in enumerate(r.get("accusations") or ()):
-        right = accused == murderer
-        out.append(f"{who(seat, me, view):>4} accused ", style=seat_style(seat))
-        out.append(f"{accused or 'nobody'} {suspect_name(str(accused)) if accused else ''}")
-        out.append("  right\n" if right else "  wrong\n", style="green" if right else "red")
-    out.append("\n")
-    if not winners:
-        out.append("Nobody named the murderer: everyone loses.\n", style="bold")
-    else:
-        names = ", ".join(who(w, me, view) for w in winners)
-        verb = "win" if len(winners) > 1 else "wins"
-        out.append(f"{names} {verb}!\n", style="bold green")
+def face_down_known(view: View) -> list[dict[str, Any]]:
+    """``you.known_tokens`` still face down in the city (a token since won or removed is
+    no secret any more, and no longer on the board)."""
+    out = []
+    for t in (view.get("you") or {}).get("known_tokens") or ():
+        clue = block_of(view, t.get("block")).get("clue") or {}
+        if clue.get("kind") == t.get("kind"):
+            out.append(t)
     return out
+
+
+def token_words(token: dict[str, Any]) -> str:
+    if token.get("kind") == "search":
+        return "Search, " + ("success" if token.get("value") else "failure")
+    return f"Stakeout {token.get('value')}"

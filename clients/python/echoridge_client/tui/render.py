@@ -1,8 +1,8 @@
-"""Rich renderables of a view (SPEC.md §6.1): the city, the time track, the event slots and
-evidence, the officers (the seat's own panel and the result are in ``panels``).  In a co-op game
-(rules.md §14) the track shows the Out-of-Time Marker and the hour cap, the officers their roles
-(the lead starred), the evidence its solved traits and the bag the mobsters out of the game (the
-team section is in ``team``).
+"""Rich renderables of a view (SPEC.md §6.1): the time track, the event slots and evidence, the
+officers (the city is in ``city``, the seat's own panel in ``panels``, the end in ``result``).
+In a co-op game (rules.md §14) the track shows the Out-of-Time Marker and the hour cap, the
+officers their roles (the lead starred), the evidence its solved traits and the bag the mobsters
+out of the game (the team section is in ``team``).
 
 Every value a server reveals is marked ✓ when the SDK's verifier opened its commitment
 (``Checked``), · when there was nothing to check it against (a look at a single card).
@@ -13,20 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rich.console import Group, RenderableType
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from echoridge_client.logtext import catalog
 from echoridge_client.tui import coop
 from echoridge_client.tui.data import (
     ABILITIES,
     EVENT_LINES,
-    EVENTS,
     HOURS,
     force_name,
     is_night,
+    suspect_name,
 )
-from echoridge_client.tui.describe import at, my_seat, who
+from echoridge_client.tui.describe import my_seat, where, who
 
 View = dict[str, Any]
 
@@ -38,7 +39,6 @@ MOBSTER_STYLES = {
 }
 MOBSTER_LETTERS = {"red": "R", "blue": "B", "gray": "G"}
 MARKER_STYLE = "bold white on dark_orange3"
-CELL = 15
 
 
 def seat_style(seat: int) -> str:
@@ -74,83 +74,6 @@ class Checked:
 
     def mark(self, ok: bool) -> Text:
         return Text(" ✓", style="bold green") if ok else Text(" ·", style="dim")
-
-
-# --- the city -----------------------------------------------------------------------------------
-
-
-def _clue(clue: dict[str, Any], block: Any, checked: Checked) -> Text:
-    kind, value = clue.get("kind"), clue.get("value")
-    letter = "S" if kind == "search" else "K"
-    if value is None:
-        return Text(f"{letter}?", style="bold white on grey30")
-    shown = ("+" if value else "-") if kind == "search" else str(value)
-    out = Text(f"{letter}{shown}", style="bold black on gold1")
-    if checked.token(block):
-        out.append("✓", style="bold green")
-    return out
-
-
-def _cell(b: dict[str, Any], me: int | None, holding: list[str], checked: Checked) -> Text:
-    name = "* HQ *" if b.get("hq") else str(b.get("name") or "")
-    out = Text(name[:CELL], style="bold underline" if b.get("hq") else "bold")
-    out.append("\n")
-    if b.get("mobster"):
-        out.append_text(mobster(str(b["mobster"])))
-        out.append(" ")
-    if b.get("clue"):
-        out.append_text(_clue(b["clue"], b["block"], checked))
-    out.append("\n")
-    if b.get("hq") and holding:
-        out.append("hold ")
-        for colour in holding:
-            out.append(MOBSTER_LETTERS.get(colour, "?"), style=MOBSTER_STYLES.get(colour, ""))
-        out.append(" ")
-    for slot in b.get("events") or ():
-        out.append(f"ev{slot}", style="bold white on dark_red")
-        out.append(" ")
-    out.append("\n")
-    cars = b.get("cars") or []
-    if cars:
-        out.append("car ")
-        for seat in cars:
-            style = seat_style(seat) + (" reverse" if seat == me else "")
-            out.append(str(seat + 1), style=style)
-            out.append(" ")
-    return out
-
-
-def city(view: View, checked: Checked) -> RenderableType:
-    c = view.get("city") or {}
-    blocks = c.get("blocks") or []
-    if len(blocks) != 25:
-        return Text("(no city yet: the game has not started)", style="dim")
-    informants = set(c.get("informants") or ())
-    witnesses = set(c.get("witnesses") or ())
-    holding = list(c.get("holding_tokens") or ())
-    me = my_seat(view)
-    table = Table(show_lines=True, padding=(0, 0), title="Echo Ridge", title_style="bold")
-    table.add_column("", width=5)
-    for col in range(1, 6):
-        head = Text(f"col {col} ")
-        head.append("W" if col in witnesses else " ", style="bold white on dark_green")
-        table.add_column(head, width=CELL, no_wrap=True)
-    for row in range(1, 6):
-        label = Text(f"row {row}\n")
-        if row in informants:
-            label.append(" I ", style="bold white on purple4")
-        cells = [
-            _cell(blocks[(row - 1) * 5 + col - 1], me, holding, checked) for col in range(1, 6)
-        ]
-        table.add_row(label, *cells)
-    legend = Text.assemble(
-        ("R", MOBSTER_STYLES["red"]), ("B", MOBSTER_STYLES["blue"]), ("G", MOBSTER_STYLES["gray"]),
-        " mobsters  ", ("S?", "bold white on grey30"), " Search / ", ("K?", "bold white on grey30"),
-        " Stakeout token (face down; ", ("S+", "bold black on gold1"), " known)  ",
-        ("I", "bold white on purple4"), " Informant  ", ("W", "bold white on dark_green"),
-        " Witness  ", ("ev1", "bold white on dark_red"), " event token of slot 1  car: seats",
-    )  # fmt: skip
-    return Group(table, legend)
 
 
 # --- the time track -----------------------------------------------------------------------------
@@ -227,16 +150,24 @@ def track(view: View) -> RenderableType:
             out.append(f"P{seat + 1}", style=seat_style(seat))
             out.append(f" {who(seat, me, view)}")
             tag = coop.role_tag(view, seat)
-            out.append(f" ({tag})  " if tag else "  ")
+            out.append(f", {tag}   " if tag else "   ")
         out.append("\n")
     turn = view.get("turn")
     if turn:
-        out.append(
-            f"Turn {turn['number']}: {who(turn['seat'], me, view)} from space {turn['start']} "
-            + ("" if m is not None else f"({turn['time']}), ")
-            + f"phase {turn['phase']}, "
-            f"{turn['drive_hours']} h driven + {turn['action_hours']} h of actions"
-        )
+        out.append_text(turn_line(view, turn, me, m is not None))
+    return out
+
+
+def turn_line(view: View, turn: dict[str, Any], me: int | None, together: bool) -> Text:
+    """``Turn 5, Ada: a day turn from space 12, now after the drive; 2 h driven, 0 h of
+    actions so far`` (the point of the turn in the catalogue's words)."""
+    phases = catalog().values.get("phase") or {}
+    point = phases.get(str(turn.get("phase")), str(turn.get("phase")))
+    time = "a turn" if together else f"a {turn.get('time')} turn"
+    out = Text(f"Turn {turn['number']}, ", style="bold")
+    out.append(who(turn["seat"], me, view), style=seat_style(int(turn["seat"])))
+    out.append(f": {time} from space {turn['start']}, now {point}; ")
+    out.append(f"{turn['drive_hours']} h driven, {turn['action_hours']} h of actions so far")
     return out
 
 
@@ -244,29 +175,37 @@ def track(view: View) -> RenderableType:
 
 
 def events(view: View) -> RenderableType:
+    """The three event slots: each event by its name, where its tokens are, what it asks to
+    resolve, what it gives, what it changes while it stays, and a Timed event's deadline (the
+    words of the catalogue's ``events``)."""
     ev = view.get("events") or {}
     me = my_seat(view)
-    out = Text("Event slots\n", style="bold")
+    out = Text("Events in play\n", style="bold")
     for i, slot in enumerate(ev.get("slots") or [], start=1):
         out.append(f"#{i} ", style="bold white on dark_red")
         if slot is None:
             out.append(" empty\n", style="dim")
             continue
-        card = str(slot["card"])
-        name, effect, resolve, rewards = EVENTS.get(card, (card, "", "", ""))
-        out.append(f" {card} {name}", style="bold")
-        out.append(f": {effect}; {resolve} -> {rewards}\n")
-        out.append("    tokens " + " ".join(at(b) for b in slot.get("tokens") or ()))
+        words = catalog().event(str(slot["card"]))
+        out.append(f" {words.get('name', slot['card'])}", style="bold")
+        tokens = [where(view, b) for b in slot.get("tokens") or ()]
+        out.append("  tokens on " + (", ".join(tokens) or "no block"))
         if slot.get("removed_by"):
             removers = ", ".join(who(s, me, view) for s in slot["removed_by"])
             out.append(f"; removed by {removers}")
-        if slot.get("deadline") is not None:
-            out.append(f"; deadline {slot['deadline']}", style="bold red")
         if slot.get("card_mobsters"):
             out.append("; on the card ")
             for colour in slot["card_mobsters"]:
                 out.append_text(mobster(colour))
         out.append("\n")
+        if slot.get("deadline") is not None:
+            out.append(f"    Resolve it by space {slot['deadline']}. ", style="bold red")
+            out.append(words.get("timed", "").removeprefix("Timed: ") + "\n", style="red")
+        for label, key in (("To resolve", "asks"), ("Reward", "reward"),
+                           ("While it stays", "while")):  # fmt: skip
+            if words.get(key):
+                out.append(f"    {label}: ", style="bold")
+                out.append(f"{words[key]}\n")
     return out
 
 
@@ -314,12 +253,25 @@ def evidence(view: View, checked: Checked) -> RenderableType:
     if proofs:
         out.append("Revealed in public: ")
         for p in proofs:
-            label = str(p["label"]).removeprefix("token/")
-            out.append(f"({label})={p['value']}")
+            out.append(proof_words(view, str(p["label"]), str(p["value"])))
             out.append_text(checked.mark(p["label"] in checked.labels))
             out.append("  ")
         out.append("\n")
     return out
+
+
+def proof_words(view: View, label: str, value: str) -> str:
+    """A public reveal in words: ``Grand Hotel: Stakeout 3``, ``a Suspect drawn: S07 ...``."""
+    kind, _, rest = label.partition("/")
+    if kind == "token":
+        col, _, row = rest.partition(",")
+        if col.isdigit() and row.isdigit():
+            return f"{where(view, (int(col), int(row)))}: {value}"
+    if kind == "trait":
+        return f"{rest.capitalize()}: {value}"
+    if kind == "deck":
+        return f"Suspect {value} {suspect_name(value)}"
+    return f"{label}: {value}"
 
 
 # --- officers -----------------------------------------------------------------------------------
@@ -359,16 +311,18 @@ def presence_dot(presence: Any, seat: int, bot: bool = False) -> Text:
 
 def officers(view: View, presence: Any = None) -> RenderableType:
     """Every officer's public state; ``presence``: the session's latest ``presence`` message
-    (None: not known), shown as a dot before each name.  Co-op: each officer's role (★ the
-    lead), and no arrest spots (arrested mobsters go back to the bag)."""
+    (None: not known), shown as a dot before each name.  Under each name its ability; co-op:
+    each officer's role (★ the lead), and no arrest spots (arrested mobsters go back to the
+    bag).  Long cells wrap rather than being cut short."""
     players = view.get("players") or []
     me = my_seat(view)
     team = coop.is_coop(view)
-    caption = "clues: I rows, W columns, S search, K stakeout, H holding"
+    caption = "clues: I Informant rows, W Witness columns, S Search, K Stakeout, H Holding"
+    caption += "; cards: held"
     if team:
         caption += "; ★ the lead"
         if coop.shared_force(view):
-            caption += "; frc: the one Force hand the two officers share"
+            caption += "; the two officers share one Force hand"
     table = Table(
         title="Officers" + ("  (● connected ○ away ◆ bot)" if presence is not None else ""),
         caption=caption,
@@ -381,11 +335,11 @@ def officers(view: View, presence: Any = None) -> RenderableType:
         pad_edge=False,
         header_style="bold underline",
     )
-    heads = ["", "role"] if team else [""]
-    heads += ["ability", "hr", "bdg", "car"] + ([] if team else ["arr"])
-    heads += ["hld", "clues", "evidence", "sus", "frc", ""]
-    for head in heads:
-        table.add_column(head, no_wrap=True)
+    heads = ["officer", "track", "badge", "car at"] + ([] if team else ["arrests"])
+    heads += ["held", "clues", "solved", "cards", ""]
+    keep = {"officer", "track", "badge", "arrests", "held"}
+    for head in heads:  # long cells wrap (never cut short); names and numbers keep a line
+        table.add_column(head, overflow="fold", no_wrap=head in keep, min_width=len(head))
     for p in players:
         seat = int(p["seat"])
         arrests = Text()
@@ -394,32 +348,29 @@ def officers(view: View, presence: Any = None) -> RenderableType:
                 arrests.append(MOBSTER_LETTERS[colour], style=MOBSTER_STYLES[colour])
             else:
                 arrests.append(".", style="dim")
-        state = "ended" if p.get("ended") else ""
-        if p.get("accused"):
-            state += " accused"
+        state = "\n".join(w for w, on in (("ended", p.get("ended")), ("accused", p.get("accused")))
+                          if on)  # fmt: skip
         bot = bool(p.get("bot"))
         name = presence_dot(presence, seat, bot) if presence is not None else Text()
         if name.plain:
             name.append(" ")
         name.append(who(seat, me, view), style=seat_style(seat))
-        cells: list[RenderableType] = [name]
-        if team:
-            cells.append(Text(coop.role_tag(view, seat) or "-", style="bold"))
-        cells += [
-            ABILITIES.get(str(p.get("ability")), (str(p.get("ability")), ""))[0],
-            str(p.get("space")),
-            str(p.get("badge")),
-            at(p.get("car") or ("?", "?")),
-        ]
+        if team:  # the role under the name (★ the lead)
+            name.append(f"\n  {coop.role_tag(view, seat) or '-'}", style="bold")
+        ability = ABILITIES.get(str(p.get("ability")), (str(p.get("ability")), ""))[0]
+        name.append(f"\n  {ability}", style="dim")
+        cells: list[RenderableType] = [
+            name, str(p.get("space")), str(p.get("badge")), where(view, p.get("car"))
+        ]  # fmt: skip
         if not team:
             cells.append(arrests)
+        solved = ",\n".join(str(e).capitalize() for e in p.get("evidence") or ())
         cells += [
             mobster(p["holding"]) if p.get("holding") else Text("-", style="dim"),
             _clues(p),
-            Text(" ".join(str(e)[:4] for e in p.get("evidence") or ()) or "-", style="bold"),
-            str(p.get("suspects")),
-            str(p.get("force")),
-            state.strip(),
+            Text(solved or "-", style="bold" if solved else "dim"),
+            f"{p.get('suspects')} Suspect\n{p.get('force')} Force",
+            state,
         ]
         table.add_row(*cells)
     return table

@@ -25,7 +25,13 @@ from echoridge_client.tui.coop import (
     standing,
     you_team,
 )
-from echoridge_client.tui.data import EVIDENCE_ORDER, force_name, role_actions, suspect_name
+from echoridge_client.tui.data import (
+    EVIDENCE_ORDER,
+    force_name,
+    role_actions,
+    role_name,
+    suspect_name,
+)
 from echoridge_client.tui.describe import my_seat, who
 from echoridge_client.tui.render import seat_style
 
@@ -52,7 +58,7 @@ def team_panel(view: View) -> RenderableType:
     accused = accusations(view)
     ups = face_up(view)
     table = Table(
-        title="The team (co-op: one joint accusation; ★ the lead, whose choice stands)",
+        title="The team (co-op: one joint accusation; ★ the lead)",
         title_style="bold",
         title_justify="left",
         box=None,
@@ -60,18 +66,19 @@ def team_panel(view: View) -> RenderableType:
         pad_edge=False,
         header_style="bold underline",
     )
-    heads = ["", "role", "clue actions", "face-up Suspects"]
+    heads = ["officer", "clue actions", "face-up Suspects"]
     if t:
         heads += ["Force hand", "accuses"]
-    for head in heads:
-        table.add_column(head, no_wrap=head != "face-up Suspects")
+    for head in heads:  # long cells wrap (never cut short); the officer keeps a line
+        table.add_column(head, overflow="fold", no_wrap=head == "officer")
     for i, p in enumerate(players):
         seat = int(p.get("seat", i))
         role = role_of(view, seat)
         cards = ups.get(seat) or []
+        name = Text(who(seat, me, view), style=seat_style(seat))
+        name.append(f"\n{role_tag(view, seat) or '-'}", style="bold")
         row: list[Text | str] = [
-            Text(who(seat, me, view), style=seat_style(seat)),
-            Text(role_tag(view, seat) or "-", style="bold"),
+            name,
             role_actions(role),
             Text(" ".join(cards) or "-", style="" if cards else "dim"),
         ]
@@ -80,7 +87,7 @@ def team_panel(view: View) -> RenderableType:
             row.append(", ".join(force_name(str(c)) for c in hand) or "none")
             row.append(_choice(accused[seat] if seat < len(accused) else None))
         table.add_row(*row)
-    notes = Text()
+    notes = Text(lead_rule(view) + "\n")
     if shared_force(view):
         notes.append("The two officers share one Force hand: the officer on turn "
                      "plays, whoever gained a card chooses its discard.\n")  # fmt: skip
@@ -108,6 +115,24 @@ def _lead_name(view: View, me: int | None) -> str:
     return "the lead" if chief is None else f"the lead, {who(chief, me, view)}"
 
 
+def lead_rule(view: View) -> str:
+    """The lead's rule in one sentence, naming the lead (and, when a bot is the Detective,
+    why the lead is someone else: a bot never overrules a person)."""
+    me, chief = my_seat(view), lead(view)
+    rule = "If the team's choices differ, the lead's accusation stands"
+    if chief is None:
+        return rule + "."
+    players = view.get("players") or []
+    role = role_of(view, chief)
+    name = who(chief, me, view)
+    if role == "detective" or role is None:
+        return f"{rule}: the lead is the Detective, {name}."
+    bots = [p for p in players if p.get("bot") and p.get("role") == "detective"]
+    detective = who(int(bots[0]["seat"]), me, view) if bots else "a bot"
+    return (f"{rule}: the lead is {name}, the {role_name(role)}, because the Detective is "
+            f"{detective} and a bot never overrules a person.")  # fmt: skip
+
+
 def accusation_text(view: View) -> Text:
     """The team's choices so far (a spectator: who has chosen), whether they agree, and which
     stands: the common choice, or the lead's when they differ."""
@@ -115,12 +140,12 @@ def accusation_text(view: View) -> Text:
     chosen = accusations(view)
     players = view.get("players") or []
     out = Text("The team's accusation", style="bold")
-    out.append(" (each officer chooses; if the choices differ, the lead's stands):\n")
+    out.append(f": each officer chooses. {lead_rule(view)}\n")
     for i, p in enumerate(players):
         seat = int(p.get("seat", i))
         tag = role_tag(view, seat)
         out.append(f"  {who(seat, me, view)}", style=seat_style(seat))
-        out.append(f" ({tag}): " if tag else ": ")
+        out.append(f", {tag}: " if tag else ": ")
         if chosen:
             out.append_text(_choice(chosen[seat] if seat < len(chosen) else None))
         else:  # a spectator: only whether they have chosen
@@ -153,7 +178,7 @@ def result_lines(view: View) -> Text:
     for seat, choice in enumerate(choices):
         tag = role_tag(view, seat)
         out.append(f"  {who(seat, me, view)}", style=seat_style(seat))
-        out.append(f" ({tag})" if tag else "")
+        out.append(f", {tag}," if tag else "")
         chose = f"{choice} {suspect_name(str(choice))}" if choice else "nobody"
         out.append(f" chose {chose}\n")
     out.append("\nThe team accused ")

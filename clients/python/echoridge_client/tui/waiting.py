@@ -65,28 +65,36 @@ class WaitingScreen(Screen[None]):
         assert ctx.session is not None
         ctx.session.on_update = self._view_changed
         self._info()
-        self.note(f"Joined table [b]{ctx.table}[/] as P{(ctx.seat or 0) + 1}.")
+        self.note(Text.assemble("Joined table ", (str(ctx.table), "bold"), " as ",
+                                (ctx.name, "bold"), "."))  # fmt: skip
         self.note("F1: how to play.")
         self.set_interval(1.0, self._poll)
         self.run_worker(self._poll(), group="poll")
 
-    def note(self, text: str) -> None:
+    def note(self, text: str | Text) -> None:
         self.query_one("#wait-log", RichLog).write(text)
 
     def _info(self) -> None:
         ctx = self.ctx
         seats = "?" if ctx.seats is None else str(ctx.seats)
         taken = "?" if self.taken is None else str(self.taken)
-        game = f"  Game: [b]{ctx.mode}[/]" if ctx.mode else ""
+        out = Text("Table ")
+        out.append(f" {ctx.table} ", style="bold reverse")
+        if ctx.mode:
+            out.append("  Game: ")
+            out.append(ctx.mode, style="bold")
         if ctx.mode == "co-op":
-            game += " (the team against the clock; roles are drawn at the start)"
-        self.query_one("#table-info", Static).update(
-            f"Table [b reverse] {ctx.table} [/]{game}\nYou are [b]P{(ctx.seat or 0) + 1}[/] "
-            f"(seat {ctx.seat}), name {ctx.name}\n"
-            f"Seats taken: [b]{taken}/{seats}[/]\n"
-            f"Friends join with: [b]echo-ridge play {ctx.url}[/], then join table "
-            f"[b]{ctx.table}[/]\nFill the free seats with bots, then start the game."
-        )
+            out.append(" (the team against the clock; roles are drawn at the start)")
+        out.append("\nYou are ")
+        out.append(ctx.name, style="bold")  # the player's own input: text, never markup
+        out.append("\nSeats taken: ")
+        out.append(f"{taken}/{seats}", style="bold")
+        out.append("\nFriends join with: ")
+        out.append(f"echo-ridge play {ctx.url}", style="bold")
+        out.append(", then join table ")
+        out.append(str(ctx.table), style="bold")
+        out.append("\nFill the free seats with bots, then start the game.")
+        self.query_one("#table-info", Static).update(out)
         self.query_one("#seat-list", Static).update(self.seat_list())
 
     def seat_list(self) -> Text:
@@ -97,7 +105,7 @@ class WaitingScreen(Screen[None]):
             return out + Text("  (looking...)", style="dim")
         sitting = {p.seat: p for p in self.info.players}
         for seat in range(self.info.seats):
-            out.append(f"  P{seat + 1}  ")
+            out.append(f"  {seat + 1}. ")
             p = sitting.get(seat)
             if p is None:
                 out.append("free", style="dim")

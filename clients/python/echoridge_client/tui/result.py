@@ -1,0 +1,172 @@
+"""The end of the game (SPEC.md §6.1 ``result``): the murderer, who named whom and whether
+they were right, each officer's badge, tracker and Evidence tokens (what a tie-break compares),
+the winners and why they won (``result.decided_by``, when the server sends it, in words:
+"Ben and Ada both named the murderer; Ben wins on badges: 6 to 4").  A co-op game ends with the
+team's accusation (``team.result_lines``)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from echoridge_client.tui import coop, team
+from echoridge_client.tui.data import suspect_name
+from echoridge_client.tui.describe import my_seat, who
+from echoridge_client.tui.render import seat_style
+
+View = dict[str, Any]
+
+
+def _joined(names: list[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _figures(values: list[int]) -> str:
+    return " to ".join(str(v) for v in values)
+
+
+def why(view: View) -> str:
+    """``result.decided_by`` in words, with the figures the tie-break compared ("" when the
+    server did not say: a co-op game, or a server without it)."""
+    r = view.get("result") or {}
+    decided = r.get("decided_by")
+    if not isinstance(decided, str):
+        return ""
+    me = my_seat(view)
+    murderer = r.get("murderer")
+    players = view.get("players") or []
+    right = [s for s, a in enumerate(r.get("accusations") or ()) if a and a == murderer]
+    winners = [int(w) for w in r.get("winners") or ()]
+    if decided == "nobody" or not right:
+        return "Nobody named the murderer: everyone loses."
+    name = [who(s, me, view) for s in right]
+    if decided == "accusation" or len(right) == 1:
+        return f"{name[0]} alone named the murderer."
+    both = "both" if len(right) == 2 else "all"
+    head = f"{_joined(name)} {both} named the murderer; "
+    win = _joined([who(s, me, view) for s in winners])
+
+    def badge(s: int) -> int:
+        return int(players[s].get("badge") or 0)
+
+    def space(s: int) -> int:
+        return int(players[s].get("space") or 0)
+
+    def tokens(s: int) -> int:
+        return len(players[s].get("evidence") or ())
+
+    def figures(of: list[int], key: Callable[[int], int]) -> str:
+        """The figures the step compared, the winners' first."""
+        return _figures([key(s) for s in winners + [s for s in of if s not in winners]])
+
+    # who was still level at each step (the server decided; these are only its figures)
+    level = [s for s in right if badge(s) == max(map(badge, right))]
+    closest = [s for s in level if space(s) == min(map(space, level))]
+    if decided == "badge":
+        return head + f"{win} wins on badges: {figures(right, badge)}."
+    if decided == "tracker":
+        return head + (f"at badge {badge(level[0])}, {win} wins on the time track (the lowest "
+                       f"tracker): space {figures(level, space)}.")  # fmt: skip
+    if decided == "evidence":
+        return head + (f"at badge {badge(level[0])} and space {space(closest[0])}, {win} wins "
+                       f"on Evidence tokens: {figures(closest, tokens)}.")  # fmt: skip
+    if decided == "tie":
+        return head + ("badges, trackers and Evidence tokens are all level: "
+                       f"{win} share the win.")  # fmt: skip
+    return ""
+
+
+def officers(view: View) -> Table:
+    """Who named whom, and what a tie-break compares, one officer a row."""
+    r = view.get("result") or {}
+    me = my_seat(view)
+    murderer = r.get("murderer")
+    winners = {int(w) for w in r.get("winners") or ()}
+    table = Table(box=None, padding=(0, 1), pad_edge=False, header_style="bold underline")
+    for head in ("officer", "named", "", "badge", "tracker", "Evidence tokens", ""):
+        table.add_column(head)
+    accusations = list(r.get("accusations") or ())
+    for p in view.get("players") or ():
+        seat = int(p["seat"])
+        accused = accusations[seat] if seat < len(accusations) else None
+        named = f"{accused} {suspect_name(str(accused))}" if accused else "nobody"
+        right = bool(accused) and accused == murderer
+        solved = [str(e).capitalize() for e in p.get("evidence") or ()]
+        table.add_row(
+            Text(who(seat, me, view), style=seat_style(seat)),
+            named,
+            Text("right", style="bold green") if right else Text("wrong", style="red"),
+            str(p.get("badge")),
+            f"space {p.get('space')}",
+            f"{len(solved)}" + (f" ({', '.join(solved)})" if solved else ""),
+            Text("wins" if seat in winners else "", style="bold green"),
+        )
+    return table
+
+
+def summary(view: View) -> RenderableType:
+    r = view.get("result") or {}
+    me = my_seat(view)
+    murderer = str(r.get("murderer") or "?")
+    winners = [int(w) for w in r.get("winners") or ()]
+    head = Text("GAME OVER\n\n", style="bold red")
+    head.append("The murderer was ")
+    head.append(f"{murderer} {suspect_name(murderer)}\n", style="bold")
+    if coop.is_coop(view):
+        return Group(head, team.result_lines(view))
+    out = Text("\n")
+    if not winners:
+        out.append("Nobody named the murderer: everyone loses.\n", style="bold")
+    else:
+        names = _joined([who(w, me, view) for w in winners])
+        verb = "win" if len(winners) > 1 else "wins"
+        out.append(f"{names} {verb}!\n", style="bold green")
+        reason = why(view)
+        if reason:
+            out.append(reason + "\n")
+    return Group(head, officers(view), out)
+
+
+class ResultScreen(Screen[None]):
+    """The end of the game: the murderer, every accusation, the winners and why."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("b", "app.pop_screen", "Back to the board"),
+        Binding("escape", "app.pop_screen", "Back", show=False),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, view: View) -> None:
+        super().__init__()
+        self.view = view
+        self.summary = summary(view)
+
+    @property
+    def words(self) -> str:
+        """The screen's words as plain text (for tests and scripts)."""
+        return plain(self.summary)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="result-box"):
+            yield Static(self.summary, id="result")
+            yield Static("b: back to the final board    q: quit", id="result-help")
+        yield Footer()
+
+
+def plain(renderable: RenderableType, width: int = 100) -> str:
+    console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
+    console.print(renderable)
+    return console.export_text()
