@@ -87,6 +87,7 @@ CLIENT_COMMANDS: Final[Mapping[str, tuple[CommandField, ...]]] = MappingProxyTyp
         "extend_time": (_SEAT,),
         "play_for_me": (_SEAT,),
         "take_back": (_SEAT,),
+        "auto_pass": (_SEAT, CommandField("on", Flag())),
         "vote_handover": (_SEAT, CommandField("target", SEAT)),
     }
 )

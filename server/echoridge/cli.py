@@ -59,6 +59,14 @@ def main(argv: list[str] | None = None) -> int:
         help="how long a server-side bot waits before it moves",
     )
     srv.add_argument(
+        "--auto-pass-delay",
+        type=float,
+        default=2.0,
+        metavar="SECONDS",
+        help="a seat with nothing to play in a Force card window is passed for after a random "
+        "half to one and a half times this (its player may turn it off in the game)",
+    )
+    srv.add_argument(
         "--event-loop",
         choices=("uvloop", "asyncio"),
         default="uvloop",
@@ -327,6 +335,7 @@ def main(argv: list[str] | None = None) -> int:
                 ),
                 decision_seconds=args.decision_timeout,
                 bot_delay=args.bot_delay,
+                pass_delay=args.auto_pass_delay,
                 clock_floor=args.clock_floor,
                 event_loop=args.event_loop,
                 notify_url=args.notify_url,

@@ -54,6 +54,7 @@ class Options:
     limits: Limits = dataclasses.field(default_factory=Limits)
     decision_seconds: float = 120.0
     bot_delay: float = 0.3
+    pass_delay: float = 2.0  # the mean pause before the server passes a window for a seat
     clock_floor: int | None = None  # lower the shortest clock times allowed (tests, demos)
     notify_url: str | None = None  # play by notification: the webhook (tables/notices.py)
     notify_secret: bytes = b""
@@ -102,6 +103,7 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
         metrics = server_metrics()
         node = Node(storage, metrics, options.decision_seconds, options.lobby)
         node.bot_delay = options.bot_delay
+        node.pass_delay = options.pass_delay
         node.clock_floor = options.clock_floor
         notifier = None
         if options.notify_url:

@@ -23,6 +23,7 @@ from typing import Any
 from echoridge.rules import State, Status, decide, evolve, legal_actions
 from echoridge.rules.commands import Command, StartGame
 from echoridge.rules.events import Event
+from echoridge.rules.legal import nothing_to_play
 from echoridge.rules.rng import Rng
 from echoridge.rules.serial import digest
 from echoridge.transcript import Recorder
@@ -123,7 +124,7 @@ def simulate(
     started = time.perf_counter()
     winners: Counter[str] = Counter()
     total = hashlib.sha256()
-    finished = errors = commands = events = won = 0
+    finished = errors = commands = events = won = passes = 0
     first_error: str | None = None
     for g in range(games):
         state = State()
@@ -135,6 +136,7 @@ def simulate(
             steps = play_random(players, seeds.game_seed, seeds.table, mode)
             for n, (cmd, evs, after) in enumerate(steps):
                 commands += 1
+                passes += nothing_to_play(state) is not None  # the server's, for auto_pass
                 events += len(evs)
                 state = after
                 if recorder is not None:
@@ -162,6 +164,11 @@ def simulate(
         "finished": finished,
         "errors": errors,
         "commands": commands,
+        # a finished game's commands, and those a seat sends itself when every seat's
+        # auto_pass is on (the server proceeds for it in windows with nothing to play)
+        "commands_per_game": round(commands / finished, 1) if finished else 0.0,
+        "empty_windows_per_game": round(passes / finished, 1) if finished else 0.0,
+        "seat_commands_per_game": round((commands - passes) / finished, 1) if finished else 0.0,
         "events": events,
         "winners": dict(sorted(winners.items())),
         "win_rate": round(won / finished, 4) if finished else 0.0,

@@ -19,7 +19,7 @@ from echoridge_protocol import messages as m
 from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 
 FAST = ("--clock-floor", "1", "--bot-delay", "0.05", "--decision-timeout", "0")
-CONTROLS = {"extend_time", "play_for_me", "take_back", "vote_handover"}
+CONTROLS = {"extend_time", "play_for_me", "take_back", "vote_handover", "auto_pass"}
 
 
 @pytest.fixture

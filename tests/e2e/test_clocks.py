@@ -328,6 +328,7 @@ async def test_seat_commands_toggled_are_limited_and_say_why_through_the_sdk(
         await ana.wait(lambda: bool(ana.view.get("turn")) and ana.view["turn"]["seat"] != 2, 30)
         mover = ana.view["turn"]["seat"]
         idle = seats[1 - mover]
+        await idle.until_version(ana.version)  # (a view behind would send a stale version)
         me = 1 - mover
         number = idle.view["turn"]["number"]
         start = len(idle.log)

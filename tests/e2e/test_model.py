@@ -268,7 +268,8 @@ class TableModel(RuleBasedStateMachine):
         assert viewer.client is not None and viewer.mirror is not None
         command = {"type": "arrest", "seat": viewer.key}
         if command in viewer.mirror.legal:
-            command = {"type": "drive", "seat": viewer.key, "path": [[9, 9]]}
+            # well formed (SPEC §5.4: a path off the board is a protocol error), but no road
+            command = {"type": "drive", "seat": viewer.key, "path": [[1, 1], [5, 5]]}
         before = self.run(self.store.head(self.table)).version
         result = self.run(viewer.client.command(command, id=f"bad-{pick}"))
         assert result.outcome == "rejected", result

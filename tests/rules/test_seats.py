@@ -151,7 +151,7 @@ def test_play_for_me_and_take_back() -> None:
     assert played_by_server(state, seat)
     assert view(state, Spectator())["players"][seat]["auto"] == "self"
     assert refused(state, c.PlayForMe(seat)) == "rules/already_handed_over"
-    assert [type(x) for x in seat_controls(state, seat)] == [c.TakeBack]
+    assert [type(x) for x in seat_controls(state, seat)] == [c.TakeBack, c.AutoPass]
     state, _ = step(state, c.TakeBack(seat))
     assert not played_by_server(state, seat) and state.players[seat].auto == ""
 
@@ -182,11 +182,11 @@ def test_a_seat_hands_itself_over_once_a_turn_from_rules_v3() -> None:
     assert c.PlayForMe(seat) not in seat_controls(state, seat)
     cache = ViewCache()
     assert {x["type"] for x in view(state, Seat(seat), cache)["you"]["controls"]} == {
-        "vote_handover"
+        "vote_handover", "auto_pass"
     }
     # the server's own take back (a player who returns) is never limited
     state, _ = step(state, c.HandOver(seat, "away"))
-    assert [type(x) for x in seat_controls(state, seat)] == [c.TakeBack]
+    assert [type(x) for x in seat_controls(state, seat)] == [c.TakeBack, c.AutoPass]
     state, _ = step(state, c.TakeBack(seat))
     state = end_turn(state)
     assert c.PlayForMe(seat) in seat_controls(state, seat)
@@ -235,7 +235,7 @@ def test_a_seat_the_server_plays_has_nothing_in_legal_but_keeps_its_controls() -
     for cached in (cache, None):
         you = view(state, Seat(active), cached)["you"]
         assert you["legal"] == []
-        assert {x["type"] for x in you["controls"]} == {"take_back"}
+        assert {x["type"] for x in you["controls"]} == {"take_back", "auto_pass"}
     assert legal_actions(state, active)  # what the server's bot chooses from
     state, _ = step(state, c.TakeBack(active))
     assert view(state, Seat(active), cache)["you"]["legal"] != []
@@ -244,7 +244,7 @@ def test_a_seat_the_server_plays_has_nothing_in_legal_but_keeps_its_controls() -
     bots = start(players=3, bots=tuple("greedy" if s == active else "" for s in range(3)))
     assert view(bots, Seat(active))["you"]["legal"] == [] and legal_actions(bots, active)
     assert {x["type"] for x in view(state, Seat(active), cache)["you"]["controls"]} <= {
-        "vote_handover"
+        "vote_handover", "auto_pass"
     }
 
 
@@ -254,6 +254,25 @@ def test_the_server_hands_over_an_away_seat_with_a_known_reason_only() -> None:
     assert events == [SeatHandedOver(1, "away")]
     assert refused(state, c.HandOver(1, "away")) == "rules/already_handed_over"
     assert refused(state, c.HandOver(2, "boredom")) == "rules/not_an_option"
+
+
+def test_auto_pass_is_on_until_its_player_turns_it_off() -> None:
+    """Issue 25: "pass when I have nothing to play" (SPEC.md §6.6), a logged seat command."""
+    state = start()
+    seat = 1
+    assert state.players[seat].auto_pass and view(state, Seat(seat))["you"]["auto_pass"]
+    assert c.AutoPass(seat, False) in seat_controls(state, seat)
+    assert refused(state, c.AutoPass(seat, True)) == "rules/not_an_option"  # it is on already
+    state, events = step(state, c.AutoPass(seat, False))
+    said = told(state, c.AutoPass(seat, False), events)
+    assert entries_for(said, Seat(seat)) == [
+        {"kind": "auto_pass_set", "seat": seat, "on": False, "to": [seat]}
+    ]
+    assert entries_for(said, Spectator()) == entries_for(said, Seat(0)) == []  # its own affair
+    assert view(state, Seat(seat))["you"]["auto_pass"] is False
+    assert c.AutoPass(seat, True) in seat_controls(state, seat)
+    assert c.AutoPass(seat, True) not in legal_actions(state, seat)  # (a control, no move)
+    assert refused(start(bots=("", "greedy", "")), c.AutoPass(1, False)) == "rules/bot_seat"
 
 
 def test_bot_seats_take_no_part() -> None:

@@ -70,7 +70,9 @@ def test_cached_views_are_the_uncached_views_with_seat_commands(game: int) -> No
 
     played = play_game(4, game_seed(7, game), game, defaults=0.6)
     kinds = {type(step.command).__name__ for step in played.steps}
-    assert {"VoteHandover", "TakeBack"} <= kinds
+    assert {"TakeBack", "AutoPass", "PlayForMe"} <= kinds
+    if game < 3:  # (the random choices of game 3 make no vote)
+        assert "VoteHandover" in kinds
     cache = ViewCache()
     for step in played.steps:
         state = step.after

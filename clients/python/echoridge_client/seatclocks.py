@@ -7,7 +7,7 @@ plays a seat now (``players[i].auto``, or the rest of a turn whose clock ran out
 ``controls`` lists the seat commands of ``you.controls``.
 
 ``Seat`` mixes ``SeatCommands`` in: ``extend_time()`` ("more time"), ``play_for_me()``,
-``take_back()`` and ``vote_handover(target)`` send the matching map of ``you.controls`` with
+``take_back()``, ``vote_handover(target)`` and ``auto_pass(on)`` send the matching map of ``you.controls`` with
 ``Seat.act`` (a unique command id, the view's version, retries after ``server/unavailable``).
 When the view does not list it (not allowed now, or the view is a version behind) the map is
 sent all the same, with this seat, so that the server's refusal says why: a rejected result
@@ -91,6 +91,12 @@ class SeatCommands(SessionClocks):
         """Vote to let the server play ``target``, whose player is away (the server refuses
         one who is here with ``command/player_present``)."""
         return await self._control({"type": "vote_handover", "target": target}, timeout)
+
+    async def auto_pass(self, on: bool, timeout: float = 30.0) -> m.Result:
+        """"Pass when I have nothing to play" on or off (``you.auto_pass``; on as a seat
+        starts): while on, the server answers a Force card window for the seat when
+        ``proceed`` is all it could send."""
+        return await self._control({"type": "auto_pass", "on": on}, timeout)
 
     async def _control(self, wanted: dict[str, Any], timeout: float) -> m.Result:
         listed = next(

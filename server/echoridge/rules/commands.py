@@ -82,6 +82,17 @@ class PlayForMe:
     seat: int
 
 
+@tagged("auto_pass")
+@dataclass(frozen=True, slots=True)
+class AutoPass:
+    """The seat's "pass when I have nothing to play": while ``on`` (as a seat starts), the
+    server answers ``proceed`` for the seat in a W3/W4 window where that is its only legal
+    command (tables/servermoves.py)."""
+
+    seat: int
+    on: bool
+
+
 @tagged("take_back")
 @dataclass(frozen=True, slots=True)
 class TakeBack:
@@ -278,6 +289,6 @@ Answer = (
     GainSuspect | Interrogate | PickSlot | DiscardForce | TakeFromPool | LearnTrait | PeekToken
     | RestCase | Accuse
 )
-SeatCommand = ExtendTime | PlayForMe | TakeBack | VoteHandover
+SeatCommand = ExtendTime | PlayForMe | TakeBack | VoteHandover | AutoPass
 ServerCommand = StartGame | ApplyDefault | TimeOut | HandOver
 Command = ServerCommand | SeatCommand | TurnCommand | Answer

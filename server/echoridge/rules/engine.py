@@ -48,7 +48,7 @@ def check(state: State, command: c.Command) -> Execute:
             return _check_default(state, seat)
         case (
             c.TimeOut() | c.HandOver() | c.ExtendTime() | c.PlayForMe() | c.TakeBack()
-            | c.VoteHandover()
+            | c.VoteHandover() | c.AutoPass()
         ):
             return check_seat_command(state, command)
         case c.Drive():

@@ -12,6 +12,7 @@ from echoridge.rules.board import Block
 from echoridge.rules.data import RECORDED_RULES, Color, Evidence
 from echoridge.rules.decisions import Decision
 from echoridge.rules.model import ClueKind, ClueToken, Phase
+from echoridge.rules.seat_events import AutoPassSet as AutoPassSet
 from echoridge.rules.seat_events import HandoverVoted as HandoverVoted
 from echoridge.rules.seat_events import SeatHandedOver as SeatHandedOver
 from echoridge.rules.seat_events import SeatTakenBack as SeatTakenBack
@@ -494,4 +495,5 @@ Event = (
     | EventReplaced | EventPlaced | EventTokenPlaced | CardMobsterAdded | EventTokenRemoved
     | EventResolved | EventExpired | EventDiscarded | AccusationOpened | Accused | GameEnded
     | TurnTimedOut | SeatHandedOver | SeatTakenBack | TimeExtended | HandoverVoted
+    | AutoPassSet
 )

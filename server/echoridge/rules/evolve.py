@@ -286,6 +286,8 @@ def evolve(state: State, event: ev.Event) -> State:
             return s.but(turn=state.turn.but(extended=state.turn.extended + seconds))
         case ev.HandoverVoted(seat=seat, target=target):
             return state.but(votes=(*state.votes, (seat, target)))
+        case ev.AutoPassSet(seat=seat, on=on):
+            return _set_player(state, state.players[seat].but(auto_pass=on))
         case ev.GameEnded(winners=winners, team_accusation=team_accusation):
             return state.but(status=Status.OVER, winners=winners, team_accusation=team_accusation)
         case _:

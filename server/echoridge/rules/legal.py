@@ -87,6 +87,16 @@ def options(state: State, seat: int) -> Options:
     return Options(tuple(legal), tuple(hours), unavailable)
 
 
+def nothing_to_play(state: State) -> int | None:
+    """The seat of an open W3/W4 window in which ``proceed`` is its only legal command (the
+    window "pass when I have nothing to play" answers, ruling 47), else None."""
+    turn = state.turn
+    if state.pending or turn is None or turn.phase not in (Phase.W3, Phase.W4):
+        return None
+    seat = turn.seat
+    return seat if legal_actions(state, seat) == (c.Proceed(seat),) else None
+
+
 def _accepted(state: State, candidates: list[c.Command]) -> tuple[c.Command, ...]:
     """The candidates ``check`` accepts, in order."""
     out = []
@@ -104,7 +114,9 @@ def seat_controls(state: State, seat: int) -> tuple[c.Command, ...]:
     the seat back, and handover votes.  Apart from ``legal``: they are not moves of the game."""
     if state.status in (Status.NEW, Status.OVER) or not 0 <= seat < len(state.players):
         return ()
+    p = state.players[seat]
     candidates: list[c.Command] = [c.ExtendTime(seat), c.PlayForMe(seat), c.TakeBack(seat)]
+    candidates.append(c.AutoPass(seat, not p.auto_pass))
     candidates += [c.VoteHandover(seat, t) for t in range(len(state.players)) if t != seat]
     return _accepted(state, candidates)
 

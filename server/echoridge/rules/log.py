@@ -181,6 +181,10 @@ def _told(state: State, e: ev.Event) -> Told | None:
             return _hidden(_plain(e), {"kind": tag_of(e), "count": len(cards)})
         case ev.ForceGained(seat=seat, kept=True):
             return _private(_plain(e), _plain(e, ("card",)), *_team(state, seat))
+        case ev.AutoPassSet(seat=seat):
+            # whether a seat answers its empty windows itself is its own: who knew it was on
+            # would read a long window as a card to play (ruling 47)
+            return _private(_plain(e), None, seat)
         case ev.Accused(seat=seat):
             return _private(_plain(e), _plain(e, ("suspect",)), *_team(state, seat))
         case _:

@@ -114,6 +114,7 @@ class Player:
     bank: int = 0  # seconds left in this seat's time bank
     strikes: int = 0  # turns in a row that timed out
     role: str = ""  # the co-op role (coopdata.ROLES); "" outside co-op
+    auto_pass: bool = True  # the server proceeds for it in a window with nothing to play
 
     def but(self, **changes: Any) -> Self:
         """A copy with these fields changed (made fast by @fast_replace)."""

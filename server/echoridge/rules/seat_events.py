@@ -51,4 +51,15 @@ class HandoverVoted:
     target: int
 
 
-SeatEvent = TurnTimedOut | SeatHandedOver | SeatTakenBack | TimeExtended | HandoverVoted
+@tagged("auto_pass_set")
+@dataclass(frozen=True, slots=True)
+class AutoPassSet:
+    """``seat``'s "pass when I have nothing to play" is now ``on`` (or off)."""
+
+    seat: int
+    on: bool
+
+
+SeatEvent = (
+    TurnTimedOut | SeatHandedOver | SeatTakenBack | TimeExtended | HandoverVoted | AutoPassSet
+)

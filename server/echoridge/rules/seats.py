@@ -34,6 +34,7 @@ from echoridge.rules.data import HANDOVER_ONCE_PER_TURN
 from echoridge.rules.errors import RuleViolation
 from echoridge.rules.model import State, Status, Turn
 from echoridge.rules.seat_events import (
+    AutoPassSet,
     HandoverVoted,
     SeatHandedOver,
     SeatTakenBack,
@@ -69,7 +70,10 @@ def check_clock(clock: tuple[int, ...]) -> None:
 
 def check_seat_command(
     state: State,
-    command: c.TimeOut | c.HandOver | c.ExtendTime | c.PlayForMe | c.TakeBack | c.VoteHandover,
+    command: (
+        c.TimeOut | c.HandOver | c.ExtendTime | c.PlayForMe | c.TakeBack | c.VoteHandover
+        | c.AutoPass
+    ),
 ) -> Execute:
     seat = command.seat
     _person(state, seat)
@@ -94,6 +98,10 @@ def check_seat_command(
                     " the next turn.",
                 )
             return partial(_emit, event=SeatHandedOver(seat, "self"))
+        case c.AutoPass(on=on):
+            if p.auto_pass == on:
+                raise RuleViolation("rules/not_an_option", "That is how it is already.")
+            return partial(_emit, event=AutoPassSet(seat, on))
         case c.TakeBack():
             if not p.auto:
                 raise RuleViolation("rules/not_handed_over", "You play that seat yourself.")
@@ -149,7 +157,7 @@ def _not_handed_over(state: State, seat: int) -> None:
         raise RuleViolation("rules/already_handed_over", "The server plays that seat now.")
 
 
-def _emit(ctx: Ctx, event: SeatHandedOver | SeatTakenBack | TimeExtended) -> None:
+def _emit(ctx: Ctx, event: SeatHandedOver | SeatTakenBack | TimeExtended | AutoPassSet) -> None:
     ctx.emit(event)
 
 

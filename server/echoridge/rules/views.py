@@ -357,7 +357,7 @@ def _you(state: State, seat: int, cache: ViewCache) -> dict[str, Any]:
         state.status,
         state.clock,
         None if turn is None else (turn.seat, turn.timed_out, turn.extended),
-        tuple((q.bot, q.auto, q.bank) for q in state.players),
+        tuple((q.bot, q.auto, q.bank, q.auto_pass) for q in state.players),
         state.votes,
         state.handed_self,
         state.rules,
@@ -370,6 +370,7 @@ def _you(state: State, seat: int, cache: ViewCache) -> dict[str, Any]:
         **mine,
         "legal": cache.intern(("legal", seat), cache.legal(seat, now.legal)),
         "hours": cache.intern(("hours", seat), list(now.hours)),
+        "auto_pass": p.auto_pass,
         "unavailable": cache.intern(("unavailable", seat), unavailable),
         "controls": cache.memo(
             ("controls", seat),

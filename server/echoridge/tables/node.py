@@ -43,6 +43,7 @@ class Node:
         self.id = secrets.token_hex(6)  # names this process in shared state (presence)
         self.decision_seconds = decision_seconds  # 0: decisions never time out
         self.bot_delay = 0.0  # seconds a server-side bot waits before it moves
+        self.pass_delay = 2.0  # a seat's auto-pass waits a random 1/2 to 3/2 of this (seconds)
         self.lobby = Lobby(storage, limits)  # (limits: tables/quota.py)
         self.metrics = metrics
         self.runners: dict[str, TableRunner] = {}

@@ -20,15 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from echoridge.rules import RuleViolation, State, Status, ViewCache, decide, evolve
-from echoridge.rules.commands import (
-    Command,
-    ExtendTime,
-    PlayForMe,
-    ServerCommand,
-    StartGame,
-    TakeBack,
-    VoteHandover,
-)
+from echoridge.rules.commands import Command, SeatCommand, ServerCommand, StartGame, VoteHandover
 from echoridge.rules.data import RULES_VERSION
 from echoridge.rules.events import Event
 from echoridge.rules.log import Told, told
@@ -351,7 +343,7 @@ class TableRunner(Viewers, ServerMoves):
         seat = getattr(command, "seat", None)
         if state.status is Status.NEW or seat is None or not 0 <= seat < len(state.players):
             return None
-        seat_command = isinstance(command, ExtendTime | PlayForMe | TakeBack | VoteHandover)
+        seat_command = isinstance(command, SeatCommand)
         if not seat_command and played_by_server(state, seat):
             return Outcome(
                 "rejected",

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import time
 from typing import TYPE_CHECKING, Any
 
 from echoridge.rules import RuleViolation, State, Status, decide
-from echoridge.rules.commands import ApplyDefault, HandOver, TakeBack, TimeOut
-from echoridge.rules.legal import legal_actions
+from echoridge.rules.commands import ApplyDefault, HandOver, Proceed, TakeBack, TimeOut
+from echoridge.rules.legal import legal_actions, nothing_to_play
 from echoridge.rules.seats import played_by_server
 from echoridge.rules.serial import load, to_plain
 from echoridge.store import StoreError
@@ -109,6 +110,36 @@ class ServerMoves:
         for seat in waiting:
             if played_by_server(state, seat):
                 self._schedule_bot(seat, self.version)
+        self._wake_auto_pass()
+
+    def _wake_auto_pass(self) -> None:
+        """A seat whose ``auto_pass`` is on, in a W3/W4 window where ``proceed`` is its only
+        legal command, is passed for after a random pause (SPEC.md §6.6): the table never waits
+        long on an empty window, and nobody can tell by the timing whether the seat or the
+        server answered.  Its id (``pass:VERSION:SEAT``) makes a second node's a duplicate."""
+        state = self.state
+        if state.status is not Status.PLAYING or (seat := nothing_to_play(state)) is None:
+            return
+        if not state.players[seat].auto_pass or played_by_server(state, seat):
+            return
+        loop = asyncio.get_running_loop()
+        delay = self.node.pass_delay * random.uniform(0.5, 1.5)
+        version = self.version
+        loop.call_later(delay, lambda: loop.create_task(self._auto_pass(seat, version)))
+
+    async def _auto_pass(self, seat: int, version: int) -> None:
+        with contextlib.suppress(StoreError, TableError):
+            async with self.lock:
+                if self.closed or self.version != version:
+                    return  # the seat (or anything else) moved first
+                rng = await self._rng()
+                if rng is None:
+                    return
+                try:
+                    events = decide(self.state, Proceed(seat), rng)
+                except RuleViolation:
+                    return
+                await self._append(seat, f"pass:{version}:{seat}", Proceed(seat), events)
 
     def _schedule_bot(self, seat: int, version: int, attempt: int = 0) -> None:
         loop = asyncio.get_running_loop()
