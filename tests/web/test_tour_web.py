@@ -1,4 +1,4 @@
-""""Walk me through a turn" (issue 25, a first game that teaches), in Chromium against a real
+"""The tour "Walk me through a turn" (issue 25, a first game that teaches), in Chromium against a
 server: the tour started from How to play and from the first game's offer points, step by step,
 at the real parts of the table page (the board, the turn's controls, the Force hand, the time
 track, what just happened, the suspect notebook for the accusation), each outlined, in the
@@ -56,7 +56,8 @@ GEOMETRY = """() => {
         return !!hit && el.contains(hit); };
     return {top: r.top, bottom: r.bottom, height: r.height, seen: bottom - top,
             seenWidth: right - left, card: c.height, overlap: ox * oy, vh, vw,
-            hitTop: at(top + 8), cardInView: c.top >= 0 && c.bottom <= vh && c.left >= 0 && c.right <= vw};
+            hitTop: at(top + 8),
+            cardInView: c.top >= 0 && c.bottom <= vh && c.left >= 0 && c.right <= vw};
 }"""
 
 
