@@ -212,7 +212,7 @@ class Tour {
     this.count.textContent = `Step ${this.index + 1} of ${this.steps.length}`;
     this.body.textContent = step.text(this.ctx());
     const skipped = this.index === 0 && this.skipped.length
-      ? `Left out here, as this page does not show them: ${this.skipped.join("; ")}.` : "";
+      ? `Not on this page, so left out: ${this.skipped.map((t) => `“${t}”`).join(" and ")}.` : "";
     this.note.textContent = skipped;
     this.note.hidden = !skipped;
     this.prev.disabled = this.index === 0;
