@@ -1,10 +1,12 @@
 // "How to play": a dialog with the goal, the turn, the actions, evidence and suspects, what the
 // board's pieces mean and the keys, after docs/rules.md (the full rules, in the project: the
 // server does not serve docs/, so it is named, not linked). Opened by the "How to play"
-// buttons and by the ? key anywhere but in a text field.
+// buttons and by the ? key anywhere but in a text field. At a table with a game on, it starts
+// with "Walk me through a turn" (tour.js).
 
 import { ABILITIES, FORCE, ROLES, roleActions } from "./data.js";
 import { h } from "./dom.js";
+import { tourEntry } from "./tour.js";
 
 const ACTIONS = [
   ["Arrest", "1 h", "day or night", "a mobster on your block: it fills your arrest spot of its colour (all three filled: +1 badge)"],
@@ -53,6 +55,7 @@ export function helpDialog() {
     h("div", { class: "help-head" },
       h("h2", { id: "help-title" }, "How to play Echo Ridge"),
       h("button", { type: "button", class: "small", id: "help-close", onclick: () => dialog.close() }, "Close")),
+    tourEntry(() => dialog.close()),
     h("p", {}, "Someone has been murdered in Echo Ridge. You and up to three other officers each have 48 hours on the time track to find out which of 16 suspects did it. Whoever alone names the murderer at the end wins (ties: the higher badge, then the tracker further back); if nobody does, everybody loses."),
     h("h3", {}, "Whose turn"),
     h("p", {}, "The officer furthest back on the time track plays next; on a shared space, the top of the stack. So you may play several turns in a row. A turn that starts on 0–12 or 25–36 is a day turn, on 13–24 or 37–47 a night turn (the shading of the track)."),
@@ -107,6 +110,7 @@ export function openHelp() {
     document.body.append(dialog);
   }
   if (dialog.open) return;
+  dialog.querySelector(".tour-entry").refresh();
   const back = document.activeElement;
   dialog.addEventListener("close", () => {
     // Back to where the reader was, unless the focus has already moved on (the close event

@@ -130,8 +130,9 @@ export function caseFile(view, verifier) {
       EVIDENCE_ORDER.map((e) => h("th", { role: "columnheader" }, capitalize(e))), h("th", { role: "columnheader" }, "Note"))),
     h("tbody", { role: "rowgroup" }, rows));
   return h("div", { class: "case-file" },
-    h("h3", {}, coop && view.coop.shared_force ? "Force hand (shared with your teammate)" : "Force hand"),
-    force.length ? h("ul", { class: "plain" }, force) : h("p", { class: "muted" }, "No Force cards."),
+    h("div", { id: "force-hand" },
+      h("h3", {}, coop && view.coop.shared_force ? "Force hand (shared with your teammate)" : "Force hand"),
+      force.length ? h("ul", { class: "plain" }, force) : h("p", { class: "muted" }, "No Force cards.")),
     h("h3", {}, coop ? "Murderer's traits the team knows" : "Murderer's traits you know"),
     traitItems.length ? h("ul", { class: "plain" }, traitItems) : h("p", { class: "muted" }, "None yet: solve evidence to learn one."),
     tokens.length && !coop ? [h("h3", {}, "Face-down tokens you know"), h("ul", { class: "plain" }, tokens)] : null,

@@ -4,7 +4,7 @@
 // result, the reveal and the transcript check), clocks.js (the seats' clocks, presence and
 // handover, the seat's own controls), tablelayout.js (the page's parts), tabledraw.js (drawing
 // the view into them), turn.js (the turn's controls and sending), coop.js (the co-op game), and
-// the panels, board and controls modules.
+// the panels, board and controls modules; tour.js walks a new player through a turn.
 
 import { ChatPanel } from "./chat.js";
 import { h, replace, announce, copyText } from "./dom.js";
@@ -15,6 +15,7 @@ import { LogPanel } from "./logpanel.js";
 import { loadLogText } from "./logtext.js";
 import { WaitingRoom } from "./room.js";
 import { TableSession } from "./session.js";
+import * as tour from "./tour.js";
 import { DrawMethods } from "./tabledraw.js";
 import { buildLayout } from "./tablelayout.js";
 import { TurnMethods } from "./turn.js";
@@ -78,6 +79,8 @@ export class TablePage {
     this.end = new EndOfGame(this);
     this.logPanel = new LogPanel(session);
     this.lastMoves = new LastMoves(this);
+    this.tourOffer = new tour.TourOffer(this);
+    tour.attach(this);
     loadLogText().then((text) => {
       this.logText = text;
       this.lastMoves.update(false);
@@ -113,6 +116,7 @@ export class TablePage {
 
   close() {
     this.closed = true;
+    tour.detach(this);
     this.narrow.removeEventListener("change", this.onNarrow);
     this.timers.forEach(clearInterval);
     this.timers = [];

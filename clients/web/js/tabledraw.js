@@ -105,6 +105,7 @@ export const DrawMethods = {
       () => evidence(view, session.verifier));
     this.renderSeats(view, me);
     this.end.render(view);
+    if (this.tourOffer) this.tourOffer.render(view);
     this.keepFocus();
     this.announceTurn(state);
   },
