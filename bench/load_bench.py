@@ -670,6 +670,7 @@ async def bench(args: argparse.Namespace) -> int:
         "tables": tables,
         "workers": args.workers,
         "commands": int(commands),
+        "commands_per_game": round(commands / report["finished"], 1) if report["finished"] else 0,
         "outcomes": {k: int(v) for k, v in outcomes.items()},
         "play_seconds": round(play, 2),
         "commands_per_second": round(commands / play, 1),
@@ -748,7 +749,8 @@ async def bench(args: argparse.Namespace) -> int:
           f"a bare broadcast() = {ratio:.3f}x; the fan-out target is bench/fanout_bench.py's")
     good = ok(report)
     print(f"# games: {report['finished']}/{tables} finished, {report['verified']} verified, "
-          f"{report['errors']} errors" + ("" if good else " -- FAILED"))  # fmt: skip
+          f"{report['errors']} errors, {load['commands_per_game']} commands per game"
+          + ("" if good else " -- FAILED"))  # fmt: skip
     if args.keep:
         print(f"# kept {work}")
     else:
