@@ -116,6 +116,8 @@ def test_a_stakeout_peek_for_the_peeker_and_for_the_others() -> None:
         ({"kind": "force_played", "seat": 1, "card": "tip_line", "block": None},
          "Bo (bot) played Tip Line"),
         ({"kind": "timed_out", "seat": 9}, "P10 ran out of time: the server answered for them"),
+        ({"kind": "slots_dealt", "seat": 2, "target": 1, "count": 1, "to": [1, 2]},
+         "Bo (bot)'s Suspect cards (1) were dealt face down for Cy to pick one"),  # not "1 cards"
         ({"kind": "who_knows"}, "who_knows"),
     ],
 )  # fmt: skip
