@@ -16,6 +16,7 @@ from echoridge_client.tui.data import (
     COOP_FORCE,
     EVIDENCE_ORDER,
     FORCE,
+    SUSPECTS,
     candidates,
     force_name,
     is_night,
@@ -111,10 +112,11 @@ def you(view: View, checked: Checked) -> RenderableType:
         out.append("\n")
     possible = candidates(innocents(view), traits)
     out.append(f"Possible murderers ({len(possible)}): ", style="bold")
-    if len(possible) > 6:  # names only once the field is narrow
-        out.append(" ".join(possible) + "\n")
-    else:
-        out.append(", ".join(f"{s} {suspect_name(s)}" for s in possible) + "\n", style="bold")
+    if len(possible) == len(SUSPECTS):
+        out.append("all of them, nobody ruled out yet\n")
+    else:  # by name (the cards' ids mean nothing to a player); bold once the field is narrow
+        names = ", ".join(suspect_name(s) for s in possible)
+        out.append(names + "\n", style="bold" if len(possible) <= 6 else "")
     if y.get("accusation"):
         out.append(f"Your accusation: {y['accusation']} {suspect_name(str(y['accusation']))}\n")
     if together and view.get("status") == "accusing":  # the joint accusation first
