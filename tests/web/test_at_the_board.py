@@ -141,6 +141,8 @@ def test_what_just_happened_is_shown_at_the_board(
             expect(line.locator(f'.die-icon[data-die="{die}"]')).to_have_count(1)
         expect(line.locator(".risk-chip")).to_have_text(f"risk {called['risk']}")
         expect(line.locator(".outcome")).to_have_text("success" if called["success"] else "failure")
+        if not risked:  # the die, the risk and the outcome under the board, whole page
+            page.screenshot(path=str(screenshots / "risk-result.png"), full_page=True)
         board = page.locator(".board-panel").bounding_box()
         panel = page.locator("#last-moves").bounding_box()
         said = line.bounding_box()
