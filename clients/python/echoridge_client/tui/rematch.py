@@ -13,6 +13,7 @@ from echoridge_client.session import Seat, Spectator, TableSession
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.screen import Screen
 
     from echoridge_client.tui.context import Context
 
@@ -49,11 +50,8 @@ async def join(app: App[None], ctx: Context, old: TableSession, table: str) -> N
     seat = await Seat.sit(ctx.url, table, joined.token)
     ctx.table, ctx.token, ctx.seat, ctx.seats = table, joined.token, joined.seat, None
     await _replace(ctx, old, seat)
-    await app.pop_screen()  # the result
-    if seat.status != "new":
-        await app.switch_screen(GameScreen(seat, read_only=False))
-    else:
-        await app.switch_screen(WaitingScreen(ctx))
+    started = seat.status != "new"
+    _show(app, GameScreen(seat, read_only=False) if started else WaitingScreen(ctx))
 
 
 async def watch(app: App[None], ctx: Context, old: TableSession, table: str) -> None:
@@ -63,8 +61,18 @@ async def watch(app: App[None], ctx: Context, old: TableSession, table: str) -> 
     spectator = await Spectator.watch(ctx.url, table)
     ctx.table = table
     await _replace(ctx, old, spectator)
-    await app.pop_screen()
-    await app.switch_screen(GameScreen(spectator, read_only=True))
+    _show(app, GameScreen(spectator, read_only=True))
+
+
+def _show(app: App[None], screen: Screen[None]) -> None:
+    """In place of the result and the finished game's screen: ``screen``.  Done by the app,
+    after the result screen's worker (which the pop cancels) has returned."""
+
+    async def swap() -> None:
+        await app.pop_screen()  # the result
+        await app.switch_screen(screen)  # the finished game's
+
+    app.call_later(swap)
 
 
 async def _replace(ctx: Context, old: TableSession, new: TableSession) -> None:
