@@ -11,12 +11,13 @@ without a ``type``.
 floats) that the codec only checks against the size limits.  They are not deep-frozen.
 
 Client → server: ``Hello``, ``ListTables``, ``CreateTable``, ``Join``, ``Leave``, ``Start``,
-``AddBot``, ``RemovePlayer``, ``CloseTable``, ``Say``, ``ChatOptions``, ``GetTranscript``,
-``SendCommand``, ``Ping``, ``ClientBye``.
+``AddBot``, ``RemovePlayer``, ``CloseTable``, ``AskRematch``, ``Say``, ``ChatOptions``,
+``GetTranscript``, ``SendCommand``, ``Ping``, ``ClientBye``.
 Server → client: ``Welcome``, ``Delta``, ``Result``, ``Tables``, ``Created``, ``Joined``,
-``Transcript``, ``ErrorMessage``, ``Presence``, ``Deadline``, ``Clocks``, ``Chat``, ``Pong``,
-``ServerBye``.
-Two wire types are used in both directions with different fields (``transcript`` and ``bye``), so
+``Transcript``, ``ErrorMessage``, ``Presence``, ``Deadline``, ``Clocks``, ``Chat``, ``Rematch``,
+``Pong``, ``ServerBye``.
+Three wire types are used in both directions with different fields (``transcript``, ``rematch``
+and ``bye``), so
 decoding needs to know who sent a frame.
 """
 
@@ -99,6 +100,7 @@ from echoridge_protocol.server_messages import (
     Joined,
     Pong,
     Presence,
+    Rematch,
     Result,
     ServerBye,
     Tables,
@@ -118,7 +120,8 @@ __all__ = [
     "Code", "CommandMap", "Created", "Deadline", "Delta", "ErrorMessage", "Flag", "GameMode",
     "Int", "Items", "Joined", "Kind", "Limits", "ListedStatus", "LogEntries", "Millis", "Name",
     "OpList",
-    "Outcome", "Pong", "Presence", "Reason", "RequestId", "Result", "Resume", "RunningClock",
+    "Outcome", "Pong", "Presence", "Reason", "Rematch", "RequestId", "Result", "Resume",
+    "RunningClock",
     "SeatInfo", "SeatNo", "SeatPresence", "Seconds", "Sentence", "ServerBye", "SessionKind",
     "TableId", "TableInfo", "TableStatus", "Tables", "Text", "Token", "Transcript", "Version",
     "View", "Welcome",
@@ -133,7 +136,7 @@ SUBPROTOCOLS: Final = (SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON)
 
 FEATURES: Final = (
     "lobby", "resume", "spectate", "bots", "transcripts", "clocks", "handover", "chat", "modes",
-    "lobby_pages",
+    "lobby_pages", "rematch",
 )
 """The feature names v2 defines (SPEC.md §8); a server lists those it offers in ``welcome``."""
 
@@ -280,6 +283,18 @@ class CloseTable:
 
 
 @dataclass(frozen=True, slots=True)
+class AskRematch:
+    """A seat of a finished game (``token``) asks for the rematch (wire type ``rematch``): a new
+    table with the same settings and the same bots in the same seats, made once per finished
+    table; answered ``created``."""
+
+    TYPE: ClassVar[str] = "rematch"
+    id: RequestId
+    table: TableId
+    token: Token
+
+
+@dataclass(frozen=True, slots=True)
 class Say:
     """A chat message from a seat (channel ``table``) or a spectator (``spectators``)."""
 
@@ -338,11 +353,11 @@ class ClientBye:
 
 ClientMessage = (
     Hello | ListTables | CreateTable | Join | Leave | Start | AddBot | RemovePlayer | CloseTable
-    | Say | ChatOptions | GetTranscript | SendCommand | Ping | ClientBye
+    | AskRematch | Say | ChatOptions | GetTranscript | SendCommand | Ping | ClientBye
 )
 ServerMessage = (
     Welcome | Delta | Result | Tables | Created | Joined | Transcript | ErrorMessage | Presence
-    | Deadline | Clocks | Chat | Pong | ServerBye
+    | Deadline | Clocks | Chat | Rematch | Pong | ServerBye
 )
 Message = ClientMessage | ServerMessage
 
@@ -351,7 +366,8 @@ CLIENT_MESSAGES: Final[Mapping[str, type[ClientMessage]]] = MappingProxyType(
         c.TYPE: c
         for c in (
             Hello, ListTables, CreateTable, Join, Leave, Start, AddBot, RemovePlayer,
-            CloseTable, Say, ChatOptions, GetTranscript, SendCommand, Ping, ClientBye,
+            CloseTable, AskRematch, Say, ChatOptions, GetTranscript, SendCommand, Ping,
+            ClientBye,
         )
     }
 )
@@ -360,7 +376,7 @@ SERVER_MESSAGES: Final[Mapping[str, type[ServerMessage]]] = MappingProxyType(
         c.TYPE: c
         for c in (
             Welcome, Delta, Result, Tables, Created, Joined, Transcript, ErrorMessage, Presence,
-            Deadline, Clocks, Chat, Pong, ServerBye,
+            Deadline, Clocks, Chat, Rematch, Pong, ServerBye,
         )
     }
 )

@@ -124,7 +124,8 @@ class TableInfo:
     ``created``: creation time in milliseconds since the Unix epoch (UTC);
     ``server_seed_commit``: SHA-256 of the table's server seed (§9.1);
     ``mode``: the game played there, as its view's ``mode`` says (``solo``: one seat of the
-    competitive game); absent from servers before modes existed."""
+    competitive game); absent from servers before modes existed;
+    ``rematch``: the table of this finished game's rematch, once one was asked for."""
 
     table: TableId
     status: Annotated[TableStatus, Choice(("waiting", "playing", "over"))]
@@ -138,3 +139,4 @@ class TableInfo:
     server_seed_commit: Annotated[bytes, Blob(32, 32)]
     clock: Clock | None = None
     mode: Annotated[GameMode, Choice(GAME_MODES)] | None = None
+    rematch: TableId | None = None

@@ -39,7 +39,7 @@ _OPAQUE: dict[tuple[str, str], str] = {
     ("Transcript", "transcript"): "TranscriptDoc",
 }
 # Names of the definitions of the client messages whose wire type the server uses too.
-_CLIENT_NAMES = {"bye": "ClientBye", "transcript": "GetTranscript"}
+_CLIENT_NAMES = {"bye": "ClientBye", "transcript": "GetTranscript", "rematch": "AskRematch"}
 
 
 def _ref(name: str) -> dict[str, Any]:

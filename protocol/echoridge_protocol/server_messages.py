@@ -200,6 +200,17 @@ class Chat:
 
 
 @dataclass(frozen=True, slots=True)
+class Rematch:
+    """The rematch of ``table`` is ``next``: a new table with the same settings (SPEC.md §4.6).
+    Sent to every session of ``table`` when it is made, and after a ``welcome`` to a session
+    that opens later."""
+
+    TYPE: ClassVar[str] = "rematch"
+    table: TableId
+    next: TableId
+
+
+@dataclass(frozen=True, slots=True)
 class Pong:
     """The answer to ``ping``."""
 

@@ -164,12 +164,10 @@ def test_the_end_shows_who_named_whom_and_why_the_winner_won(
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(screenshots / "end-screen.png"))
 
-    # a rematch where the server offers one
+    # the rematch (the server's feature `rematch`): a new table, Ann seated, the bot in its seat
     features = page.evaluate("window.echoridge.session.welcome.features") or []
-    if "rematch" not in features:
-        expect(page.locator("#rematch")).to_have_count(0)
-        expect(page.locator("#back-to-lobby")).to_be_visible()
-        return
+    assert "rematch" in features
+    expect(page.locator("#back-to-lobby")).to_be_visible()
     old = page.get_attribute("#game", "data-table")
     page.click("#rematch")
     page.wait_for_function(
@@ -177,5 +175,23 @@ def test_the_end_shows_who_named_whom_and_why_the_winner_won(
         arg=old,
         timeout=15_000,
     )
+    new = page.get_attribute("#game", "data-table")
+    assert new and new != old
     expect(page.locator(".waiting-room")).to_contain_text("You sit in seat")
     expect(page.locator("#room-seat-list li[data-taken='1']")).to_have_count(2)
+    expect(page.locator(".waiting-room")).to_contain_text(view["players"][1 - me]["name"])
+    page.screenshot(path=str(screenshots / "rematch.png"))
+    # Ann's old page learns of the rematch too: a second look at the old table offers to join it
+    ann.goto(f"/#/table/{old}")
+    expect(page.locator("#join-rematch")).to_be_visible(timeout=15_000)
+    page.click("#join-rematch")
+    page.wait_for_function(
+        "(t) => { const g = document.querySelector('#game'); return g && g.dataset.table === t; }",
+        arg=new,
+        timeout=15_000,
+    )
+    # a spectator of the old table is offered to watch the rematch
+    cy = people(base_url(end_server), "Cy")
+    cy.goto(f"/#/watch/{old}")
+    expect(cy.page.locator("#watch-rematch")).to_be_visible(timeout=15_000)
+    expect(cy.page.locator("#watch-rematch")).to_have_attribute("href", f"#/watch/{new}")

@@ -228,6 +228,19 @@ class Lobby:
             self.owners.pop(table, None)
         return result
 
+    async def rematch(self, table: str, token: str) -> m.Created:
+        """The rematch of a finished game (SPEC.md §4.6), asked for with a seat ``token`` of
+        ``table``: a new table with its settings and its bots in their seats.  The first request
+        makes it and gets its ``owner`` token; every later one (from any seat) gets the same
+        table, without ``owner``.  Safe to send again.  ``Refused`` with ``table/not_finished``
+        (or ``table/not_started``) before the game is over, ``auth/bad_token`` for a token that
+        is not a seat of that table."""
+        reply = await self._reply(m.AskRematch(self._id(), table, token), m.Created, retry=True)
+        assert isinstance(reply, m.Created)
+        if reply.owner is not None:
+            self.owners[reply.table] = reply.owner
+        return reply
+
     async def transcript(self, table: str) -> dict[str, object]:
         reply = await self._reply(m.GetTranscript(self._id(), table), m.Transcript, retry=True)
         assert isinstance(reply, m.Transcript)

@@ -92,6 +92,7 @@ class TableSession(SessionChat, SessionClocks):
         self.presence: m.Presence | None = None
         self.deadline: m.Deadline | None = None  # the latest decision clock (SPEC.md §6.5)
         self.clocks: m.Clocks | None = None  # the clocks that run (SPEC.md §6.6)
+        self.rematch_table: str | None = None  # the finished table's rematch (SPEC.md §4.6)
         self._log_pending: tuple[list[dict[str, Any]], bool] | None = None
         self._chat_init()
 
@@ -278,6 +279,10 @@ class TableSession(SessionChat, SessionClocks):
                 await self._notify()
         elif isinstance(message, m.Chat):
             if message.table == self.table and self._chat_take(message.lines):
+                await self._notify()
+        elif isinstance(message, m.Rematch):
+            if message.table == self.table:
+                self.rematch_table = message.next
                 await self._notify()
         elif isinstance(message, m.ServerBye) and message.code in FINAL_CLOSES - {1000}:
             self.error = ClientError(f"the server closed the session: {message.reason}")

@@ -317,6 +317,9 @@ class Session(Handshake):
                 )
                 table, commit, owner = await self.node.create(settings, self.requester)
                 self._send(m.Created(id=rid, table=table, server_seed_commit=commit, owner=owner))
+            case m.AskRematch(id=rid, table=table, token=token):
+                new, commit, owner = await self.node.rematch(table, token)
+                self._send(m.Created(id=rid, table=new, server_seed_commit=commit, owner=owner))
             case m.RemovePlayer(id=rid, table=table, owner=owner, seat=seat):
                 await self.node.remove(table, owner, seat)
                 self._send(m.Result(id=rid, outcome="accepted"))

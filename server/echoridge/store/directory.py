@@ -153,6 +153,20 @@ class Directory:
         await self._index(table, meta)
         return meta
 
+    async def claim(self, table: str, field: str, value: str) -> str:
+        """Set a metadata field unless it is set (HSETNX, one script): the field's value now,
+        ``value`` if this call set it.  TableNotFound if the table has no metadata."""
+        reply = await self.scripts.call("CLAIM", (keys.meta(table),), (field, value))
+        if reply is None:
+            raise TableNotFound(table)
+        return _text(reply)
+
+    async def field(self, table: str, name: str) -> str | None:
+        """One metadata field (None: not set, or no such table)."""
+        async with redis_errors("reading a table"):
+            value: Any = await self.redis.hget(keys.meta(table), name)
+        return None if value is None else _text(value)
+
     async def secret(self, table: str, name: str) -> bytes | None:
         async with redis_errors("reading a table secret"):
             value: Any = await self.redis.hget(keys.secrets(table), name)

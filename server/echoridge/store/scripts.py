@@ -98,6 +98,13 @@ end
 return 1
 """
 
+# KEYS: meta; ARGV: field, value -> the field's value (ARGV[2] if it had none) | false: no table
+CLAIM = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+return redis.call('HGET', KEYS[1], ARGV[1])
+"""
+
 # KEYS: meta; ARGV: field/value pairs -> 1 updated | 0 no such table
 UPDATE_META = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end

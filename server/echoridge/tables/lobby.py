@@ -3,6 +3,7 @@ pages), joining and leaving tables, and seat tokens.
 
 A table's metadata (store ``meta``): ``status`` (open → playing → over, or damaged, or open →
 closed by its creator or by expiry: tables/expiry.py; ``closed_by``: ``owner`` or ``expiry``),
+``rematch`` (a finished game's rematch: the new table's id, set once),
 ``idle_since`` (open with no seated person since, ms), ``seats``, ``taken``, ``public``,
 ``spectators``, ``spectator_delay``,
 ``epoch``, ``created``, ``commit`` (SHA-256 of the server seed, hex), ``clock`` (its clock
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from hmac import compare_digest as secrets_equal
 from typing import cast
 
-from echoridge.store import Storage, TableNotFound
+from echoridge.store import Storage, TableExists, TableNotFound
 from echoridge.store.lobbyindex import mode_of
 from echoridge.tables.clocks import CASUAL, ClockSettings, from_meta
 from echoridge.tables.errors import TableError
@@ -34,6 +35,9 @@ MAX_SPECTATOR_DELAY = 100
 PAGE = 50  # tables in a page of the listing when the client names no limit
 _STATUS: dict[str, m.TableStatus] = {"open": "waiting", "playing": "playing", "over": "over"}
 _GONE = {"damaged": "table/damaged", "closed": "table/closed"}  # statuses nobody may enter
+
+# The settings a rematch keeps (Lobby.rematch); everything else is the new table's own.
+_KEPT = ("seats", "public", "spectators", "spectator_delay", "clock", "mode")
 
 _REFUSALS = {
     "missing": "table/not_found",
@@ -215,6 +219,50 @@ class Lobby:
         seat, _ = await self.join(table, name, os.urandom(32), bot=kind)
         return seat
 
+    async def rematch(self, table: str, token: str) -> tuple[str, bytes, str | None]:
+        """The rematch of a finished game, asked for by one of its seats: a new table with the
+        same settings and the same bots in the same seats; its id, commitment and ``owner``
+        token (None when another request made it).  Made once per table whoever asks, on
+        whatever node: the new id is claimed in the old table's metadata first (HSETNX), then
+        every request creates the table of that id, and only one creation succeeds.  Not counted
+        against the asker's limits (tables/quota.py): each needs a finished game."""
+        await self.authenticate(table, token)
+        meta = await self.meta(table)
+        if meta["status"] == "open":
+            raise TableError("table/not_started")
+        if meta["status"] != "over":
+            raise TableError("table/not_finished")
+        try:
+            new = meta.get("rematch") or await self.directory.claim(
+                table, "rematch", "t-" + random_ids.token_hex(5)
+            )
+        except TableNotFound:
+            raise TableError("table/not_found") from None
+        server_seed, owner = os.urandom(32), new_token()
+        settings = {k: meta[k] for k in _KEPT if k in meta}
+        bots = {int(k[len("bot:") :]): v for k, v in meta.items() if k.startswith("bot:")}
+        seated: dict[str, str] = {}
+        for seat, kind in bots.items():
+            seated |= {f"name:{seat}": meta[f"name:{seat}"], f"bot:{seat}": kind}
+            seated[f"cseed:{seat}"] = os.urandom(32).hex()
+        secrets = {f"token:{seat}": token_hash(new_token()).encode() for seat in bots}
+        try:
+            await self.directory.create(
+                new,
+                {
+                    **settings,
+                    **seated,
+                    "status": "open",
+                    "taken": str(len(bots)),
+                    "epoch": "1",
+                    "commit": server_seed_commit(server_seed).hex(),
+                },
+                {"server_seed": server_seed, "owner": token_hash(owner).encode(), **secrets},
+            )
+        except TableExists:
+            return new, bytes.fromhex((await self.meta(new))["commit"]), None
+        return new, server_seed_commit(server_seed), owner
+
     async def authenticate(self, table: str, token: str) -> int:
         """The seat a token holds at a table (auth/bad_token if none; table/closed,
         table/damaged for a table closed or damaged, whatever the token)."""
@@ -275,4 +323,5 @@ def info(table: str, meta: dict[str, str]) -> m.TableInfo:
         server_seed_commit=bytes.fromhex(meta["commit"]),
         clock=from_meta(meta, 0).wire() if "clock" in meta else None,
         mode=listed_mode(meta),
+        rematch=meta.get("rematch"),
     )

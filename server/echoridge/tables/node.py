@@ -187,6 +187,17 @@ class Node:
         )
         return table, commit, owner
 
+    async def rematch(self, table: str, token: str) -> tuple[str, bytes, str | None]:
+        """The rematch of a finished game (tables/lobby.py): the new table's id, commitment and
+        owner token (None unless this request made it).  The old table's sessions here are
+        told at once; other nodes notice it in its metadata (tables/rematch.py)."""
+        new, commit, owner = await self.lobby.rematch(table, token)
+        runner = self.runners.get(table)
+        if runner is not None and not runner.closed:
+            runner.rematch.known(new)
+        log.info("rematch", table=table, next=new, made=owner is not None)
+        return new, commit, owner
+
     async def remove(self, table: str, owner: str, seat: int) -> None:
         """The creator frees a seat before the start; its sessions are closed as for a
         ``leave`` (here at once, on other nodes when their runner notices)."""

@@ -43,6 +43,7 @@ from echoridge.tables.clocknews import ClockNews
 from echoridge.tables.clocks import ClockSettings, Timing, from_meta
 from echoridge.tables.errors import TableError
 from echoridge.tables.presence import TablePresence
+from echoridge.tables.rematch import TableRematch
 from echoridge.tables.servermoves import ServerMoves
 from echoridge.tables.viewers import (
     HISTORY,
@@ -103,6 +104,7 @@ class TableRunner(Viewers, ServerMoves):
         self.delayed_views = ViewCache()
         self.lock = asyncio.Lock()
         self.chat = TableChat(self)  # the table's chat on this node (tables/chat.py)
+        self.rematch = TableRematch(table, node.storage.directory, self._sinks)  # (rematch.py)
         self._follow_task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self.closed = False
@@ -129,6 +131,8 @@ class TableRunner(Viewers, ServerMoves):
         await self._rebuild()
         if self.meta["status"] in ("playing", "over"):
             await self.ensure_started()
+        if self.state.status is Status.OVER:
+            self.rematch.over(self.meta)
         self._follow_task = asyncio.create_task(self._follow(), name=f"follow {self.table}")
         self.presence.changed(self.groups)  # read who is away (the handover clocks) once
         self._arm_timer()
@@ -145,6 +149,7 @@ class TableRunner(Viewers, ServerMoves):
             self._follow_task = None
         if self.presence is not None:
             await self.presence.close()
+        await self.rematch.close()
         self.chat.close()
         # A closed runner is no reference cycle (its follow task is dropped above, its presence
         # forgets its callback, its chat holds it weakly), so once reaped it is freed by
@@ -259,6 +264,7 @@ class TableRunner(Viewers, ServerMoves):
         if state.status is Status.OVER and self.meta.get("status") != "over":
             self.meta["status"] = "over"
             asyncio.get_running_loop().create_task(self._mark_over())
+            self.rematch.over(self.meta)
 
 
     async def _mark_over(self) -> None:

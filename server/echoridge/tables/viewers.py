@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from echoridge.tables.clocknews import ClockNews
     from echoridge.tables.lobby import Lobby
     from echoridge.tables.presence import TablePresence
+    from echoridge.tables.rematch import TableRematch
 
 HISTORY = 160  # states kept for resuming sessions (≥ the largest spectator delay + margin)
 SEAT_CHECK_SECONDS = 2.0  # before the start: how often seat sessions' tokens are checked
@@ -125,6 +126,7 @@ class Viewers:
     presence: TablePresence | None
     clock_news: ClockNews
     chat: TableChat
+    rematch: TableRematch
     _seat_check: asyncio.TimerHandle | None
 
     if TYPE_CHECKING:
@@ -275,6 +277,7 @@ class Viewers:
             self.chat.caught_up(sink, key, hello.version or 0, group.version)
             group.sinks.add(sink)
             self.clock_news.greet(sink, group.version, live=group.version == self.version)
+            self.rematch.greet(sink)
             if self.presence is not None:
                 self.presence.greet(sink)
                 self.presence.changed(self.groups)

@@ -214,7 +214,7 @@ class GameScreen(Screen[None]):
         self._keys()
         if view.get("status") == "over" and not self.result_shown:
             self.result_shown = True
-            self.app.push_screen(ResultScreen(view))
+            self.app.push_screen(self._result(view))
 
     def _menu(self, view: dict[str, Any]) -> None:
         menu = self.query_one("#menu", OptionList)
@@ -322,9 +322,13 @@ class GameScreen(Screen[None]):
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
 
+    def _result(self, view: dict[str, Any]) -> ResultScreen:
+        """The result screen, with the session and the app's context for the rematch."""
+        return ResultScreen(view, self.session, getattr(self.app, "ctx", None))
+
     def action_show_result(self) -> None:
         if self.session.view.get("status") == "over":
-            self.app.push_screen(ResultScreen(self.session.view))
+            self.app.push_screen(self._result(self.session.view))
 
 
 class AlertScreen(ModalScreen[None]):

@@ -2,7 +2,8 @@
 they were right, each officer's badge, tracker and Evidence tokens (what a tie-break compares),
 the winners and why they won (``result.decided_by``, when the server sends it, in words:
 "Ben and Ada both named the murderer; Ben wins on badges: 6 to 4").  A co-op game ends with the
-team's accusation (``team.result_lines``)."""
+team's accusation (``team.result_lines``).  Its ``m`` asks for a rematch (tui/rematch.py), ``j``
+joins one another player asked for, ``w`` (a spectator) watches it."""
 
 from __future__ import annotations
 
@@ -19,7 +20,10 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from echoridge_client.tui import coop, team
+from echoridge_client.errors import ClientError
+from echoridge_client.session import TableSession
+from echoridge_client.tui import coop, rematch, team
+from echoridge_client.tui.context import Context
 from echoridge_client.tui.data import suspect_name
 from echoridge_client.tui.describe import my_seat, who
 from echoridge_client.tui.render import seat_style
@@ -140,30 +144,109 @@ def summary(view: View) -> RenderableType:
 
 
 class ResultScreen(Screen[None]):
-    """The end of the game: the murderer, every accusation, the winners and why."""
+    """The end of the game: the murderer, every accusation, the winners and why; the rematch
+    when the screen has the session (and the app's context, for a seat)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b", "app.pop_screen", "Back to the board"),
         Binding("escape", "app.pop_screen", "Back", show=False),
+        Binding("m", "rematch", "Rematch"),
+        Binding("j", "join_rematch", "Join the rematch", show=False),
+        Binding("w", "watch_rematch", "Watch the rematch", show=False),
         Binding("q", "app.quit", "Quit"),
     ]
 
-    def __init__(self, view: View) -> None:
+    def __init__(
+        self, view: View, session: TableSession | None = None, ctx: Context | None = None
+    ) -> None:
         super().__init__()
         self.view = view
         self.summary = summary(view)
+        self.session = session
+        self.ctx = ctx
+        self.busy: str | None = None  # what the rematch is doing, or why it failed
 
     @property
     def words(self) -> str:
         """The screen's words as plain text (for tests and scripts)."""
         return plain(self.summary)
 
+    @property
+    def seated(self) -> bool:
+        return self.session is not None and rematch.can_ask(self.ctx, self.session)
+
+    def rematch_words(self) -> str:
+        """The rematch line: what the keys do now."""
+        next_table = self.session.rematch_table if self.session is not None else None
+        if self.busy:
+            return self.busy
+        if next_table and self.seated:
+            return f"Rematch ready (table {next_table}): j to join"
+        if next_table and self.session is not None:
+            return f"The players start a rematch (table {next_table}): w to watch"
+        if self.seated:
+            return "m: rematch (a new table, same seats and settings)"
+        return ""
+
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="result-box"):
             yield Static(self.summary, id="result")
             yield Static("b: back to the final board    q: quit", id="result-help")
+            yield Static(self.rematch_words(), id="rematch-line")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_interval(0.25, self._show_rematch)
+
+    def _show_rematch(self) -> None:
+        self.query_one("#rematch-line", Static).update(self.rematch_words())
+
+    def _run(self, doing: str, work: object) -> None:
+        if self.busy and not self.busy.startswith("Could not"):
+            return
+        self.busy = doing
+        self._show_rematch()
+        self.run_worker(work, exclusive=True, group="rematch")  # type: ignore[arg-type]
+
+    def action_rematch(self) -> None:
+        if self.seated and self.session is not None and self.session.rematch_table:
+            self.action_join_rematch()
+        elif self.seated:
+            self._run("Setting up the rematch...", self._rematch())
+
+    def action_join_rematch(self) -> None:
+        if self.seated and self.session is not None and self.session.rematch_table:
+            self._run("Joining the rematch...", self._join(self.session.rematch_table))
+
+    def action_watch_rematch(self) -> None:
+        session = self.session
+        if session is not None and session.rematch_table and not self.seated:
+            self._run("Opening the rematch...", self._watch(session.rematch_table))
+
+    async def _rematch(self) -> None:
+        assert self.ctx is not None and self.session is not None
+        try:
+            table = await rematch.ask(self.ctx, self.session)
+        except (ClientError, OSError) as exc:
+            self.busy = f"Could not set up the rematch: {exc}"
+            return
+        await self._join(table)
+
+    async def _join(self, table: str) -> None:
+        assert self.ctx is not None and self.session is not None
+        try:
+            await rematch.join(self.app, self.ctx, self.session, table)
+        except (ClientError, OSError) as exc:
+            self.busy = f"Could not join the rematch: {exc}"
+
+    async def _watch(self, table: str) -> None:
+        assert self.session is not None
+        ctx = self.ctx or getattr(self.app, "ctx", None)
+        try:
+            await rematch.watch(self.app, ctx, self.session, table)  # type: ignore[arg-type]
+        except (ClientError, OSError) as exc:
+            self.busy = f"Could not watch the rematch: {exc}"
 
 
 def plain(renderable: RenderableType, width: int = 100) -> str:
