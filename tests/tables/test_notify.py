@@ -272,10 +272,11 @@ async def test_submit_never_blocks_and_drops_when_full(receiver: Any) -> None:
     try:
         assert [n.submit(event(i)) for i in range(3)] == [True, True, True]
         await until(lambda: len(r.requests) == 3)  # all three in flight, held by the receiver
-        t0 = time.perf_counter()
+        # submit is a plain call that returns while the receiver holds every request: it
+        # never waits on the network (no timed assertion: a loaded machine is slow anyway)
+        assert not asyncio.iscoroutinefunction(n.submit)
         taken = [n.submit(event(i)) for i in range(3, 1003)]
-        assert time.perf_counter() - t0 < 0.5
-        assert not any(taken)
+        assert not any(taken) and len(r.requests) == 3
         assert (n.dropped, n.pending, n.sent, n.failed) == (1000, 3, 0, 0)
     finally:
         await n.close(grace=0.1)

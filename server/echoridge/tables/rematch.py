@@ -30,6 +30,10 @@ CHECK_SECONDS = 1.0  # how often another node's rematch is looked for in the met
 CHECK_FOR_SECONDS = 6 * 3600.0  # and for how long after the game ended here
 
 
+def _nobody() -> tuple[Sink, ...]:
+    return ()
+
+
 class TableRematch:
     def __init__(self, table: str, directory: Directory, sinks: Callable[[], Iterable[Sink]]):
         self.table = table
@@ -72,6 +76,10 @@ class TableRematch:
         self._task = None
 
     async def close(self) -> None:
+        """Stop looking; forget the task (its CancelledError holds the frames that hold this
+        object) and the runner's ``sinks`` (a cycle), so a closed runner is freed by reference
+        counting (tests/net/test_freed.py)."""
         if self._task is not None:
             task, self._task = self._task, None
             await cancel_and_wait(task)
+        self.sinks = _nobody

@@ -107,6 +107,7 @@ class TableRunner(Viewers, ServerMoves):
         self.rematch = TableRematch(table, node.storage.directory, self._sinks)  # (rematch.py)
         self._follow_task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._pass_timer: asyncio.TimerHandle | None = None
         self.closed = False
 
     # --- lifecycle ----------------------------------------------------------------------------
@@ -140,7 +141,7 @@ class TableRunner(Viewers, ServerMoves):
 
     async def close(self) -> None:
         self.closed = True
-        for handle in (self._timer, self._seat_check):
+        for handle in (self._timer, self._pass_timer, self._seat_check):
             if handle is not None:
                 handle.cancel()
         if self._follow_task is not None:

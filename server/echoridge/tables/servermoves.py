@@ -73,6 +73,7 @@ class ServerMoves:
     refused_clocks: set[tuple[int, str, int]]  # (version, kind, seat): its move was refused
     indexed: int | None  # the deadline last noted in the clock index
     _timer: asyncio.TimerHandle | None
+    _pass_timer: asyncio.TimerHandle | None  # an auto-pass due (_wake_auto_pass)
 
     if TYPE_CHECKING:
 
@@ -103,6 +104,7 @@ class ServerMoves:
         """Let the seats the server plays move, if the game waits on them.  Each move is decided
         from the state with a seed of (table, seat, version), so every node that runs this
         table decides the same command, and its command id makes a second append a duplicate."""
+        self._wake_auto_pass()
         state = self.state
         if self.closed or state.status not in (Status.PLAYING, Status.ACCUSING):
             return
@@ -110,22 +112,28 @@ class ServerMoves:
         for seat in waiting:
             if played_by_server(state, seat):
                 self._schedule_bot(seat, self.version)
-        self._wake_auto_pass()
 
     def _wake_auto_pass(self) -> None:
         """A seat whose ``auto_pass`` is on, in a W3/W4 window where ``proceed`` is its only
         legal command, is passed for after a random pause (SPEC.md §6.6): the table never waits
         long on an empty window, and nobody can tell by the timing whether the seat or the
         server answered.  Its id (``pass:VERSION:SEAT``) makes a second node's a duplicate."""
+        if self._pass_timer is not None:  # (a version ago: moot, and it holds this runner)
+            self._pass_timer.cancel()
+            self._pass_timer = None
         state = self.state
-        if state.status is not Status.PLAYING or (seat := nothing_to_play(state)) is None:
+        if self.closed or state.status is not Status.PLAYING:
+            return
+        if (seat := nothing_to_play(state)) is None:
             return
         if not state.players[seat].auto_pass or played_by_server(state, seat):
             return
         loop = asyncio.get_running_loop()
         delay = self.node.pass_delay * random.uniform(0.5, 1.5)
         version = self.version
-        loop.call_later(delay, lambda: loop.create_task(self._auto_pass(seat, version)))
+        self._pass_timer = loop.call_later(
+            delay, lambda: loop.create_task(self._auto_pass(seat, version))
+        )
 
     async def _auto_pass(self, seat: int, version: int) -> None:
         with contextlib.suppress(StoreError, TableError):
