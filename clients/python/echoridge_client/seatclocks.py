@@ -10,8 +10,9 @@ plays a seat now (``players[i].auto``, or the rest of a turn whose clock ran out
 ``take_back()``, ``vote_handover(target)`` and ``auto_pass(on)`` send the matching map of
 ``you.controls`` with ``Seat.act`` (a unique command id, the view's version, retries after
 ``server/unavailable``).  When the view does not list it (not allowed now, or the view is a
-version behind) the map is sent all the same, with this seat, so that the server's refusal says why: a rejected result
-(``rules/already_extended``, ``command/player_present``, ...), never an exception.
+version behind) the map is sent all the same, with this seat, so that the server's refusal
+says why: a rejected result (``rules/already_extended``, ``command/player_present``, ...),
+never an exception.
 
 These are not moves of the game: ``Seat.play`` and the bot policies choose only from
 ``you.legal``.
