@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import ServerProcess, servers  # noqa: F401  (fixtures)
+from tests.conftest import RedisServer
+from tests.e2e.conftest import ServerProcess, servers, start_server  # noqa: F401  (fixtures)
 
 CHROMIUM = os.environ.get("ECHORIDGE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -37,6 +38,18 @@ SERVER_OPTIONS = ("--bot-delay", "0.05", "--decision-timeout", "0")
 
 def base_url(server: ServerProcess) -> str:
     return f"http://127.0.0.1:{server.port}"
+
+
+@pytest.fixture(scope="module")
+def web_server(
+    redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory, request: Any
+) -> Iterator[ServerProcess]:
+    """One server with SERVER_OPTIONS for a test module (its tests play their own tables)."""
+    name = request.module.__name__.rsplit(".", 1)[-1]
+    server = start_server(redis_server.url, tmp_path_factory.mktemp(name) / "server.log",
+                          *SERVER_OPTIONS)  # fmt: skip
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +22,8 @@ pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright
 
 from playwright.sync_api import expect
 
-from tests.conftest import RedisServer
-from tests.e2e.conftest import ServerProcess, start_server
-from tests.web.conftest import SERVER_OPTIONS, base_url
+from tests.e2e.conftest import ServerProcess
+from tests.web.conftest import base_url
 from tests.web.logwords import delta_logs
 from tests.web.pilot import ACTIONS, Person, choose, command_key
 from tests.web.test_log import risky
@@ -33,17 +31,6 @@ from tests.web.test_play import create_table
 
 NEAR_PX = 40  # "next to the board": what just happened starts at most this far below it
 TURNS = 40
-
-
-@pytest.fixture(scope="module")
-def table_server(
-    redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServerProcess]:
-    server = start_server(
-        redis_server.url, tmp_path_factory.mktemp("board") / "server.log", *SERVER_OPTIONS
-    )
-    yield server
-    server.stop()
 
 
 def bots_game(person: Person, name: str) -> str:
@@ -98,9 +85,9 @@ def assert_costs_are_the_servers(person: Person, view: dict[str, Any]) -> int:
 
 
 def test_what_just_happened_is_shown_at_the_board(
-    table_server: ServerProcess, people: Any, screenshots: Path
+    web_server: ServerProcess, people: Any, screenshots: Path
 ) -> None:
-    ann = people(base_url(table_server), "Ann", viewport={"width": 1366, "height": 900})
+    ann = people(base_url(web_server), "Ann", viewport={"width": 1366, "height": 900})
     page = ann.page
     bots_game(ann, "Ann")
     # everything the page says in its announcer, kept (bots move on quickly)
@@ -174,8 +161,8 @@ def test_what_just_happened_is_shown_at_the_board(
     expect(page.locator(".topbar")).not_to_contain_text("version")
 
 
-def test_actions_not_possible_now_say_why(table_server: ServerProcess, people: Any) -> None:
-    kim = people(base_url(table_server), "Kim")
+def test_actions_not_possible_now_say_why(web_server: ServerProcess, people: Any) -> None:
+    kim = people(base_url(web_server), "Kim")
     bots_game(kim, "Kim")
     catalogue = kim.page.evaluate("fetch('/logtext.en.json').then((r) => r.json())")
     seen = 0
@@ -210,9 +197,9 @@ def test_actions_not_possible_now_say_why(table_server: ServerProcess, people: A
 
 
 def test_a_phone_shows_the_board_then_the_controls_then_the_last_moves(
-    table_server: ServerProcess, people: Any, screenshots: Path
+    web_server: ServerProcess, people: Any, screenshots: Path
 ) -> None:
-    kim = people(base_url(table_server), "Kim", viewport={"width": 390, "height": 844})
+    kim = people(base_url(web_server), "Kim", viewport={"width": 390, "height": 844})
     page = kim.page
     bots_game(kim, "Kim")
     kim.wait_state(*ACTIONS, timeout=30)

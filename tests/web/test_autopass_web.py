@@ -6,7 +6,6 @@ new value (and the seat's own log says so); ticking it turns it back on. A spect
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,22 +14,10 @@ pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright
 
 from playwright.sync_api import expect
 
-from tests.conftest import RedisServer
-from tests.e2e.conftest import ServerProcess, start_server
-from tests.web.conftest import SERVER_OPTIONS, base_url
+from tests.e2e.conftest import ServerProcess
+from tests.web.conftest import base_url
 from tests.web.pilot import ACTIONS, Person
 from tests.web.test_at_the_board import bots_game
-
-
-@pytest.fixture(scope="module")
-def table_server(
-    redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServerProcess]:
-    server = start_server(
-        redis_server.url, tmp_path_factory.mktemp("autopass") / "server.log", *SERVER_OPTIONS
-    )
-    yield server
-    server.stop()
 
 
 def auto_pass(person: Person) -> bool:
@@ -39,8 +26,8 @@ def auto_pass(person: Person) -> bool:
     return bool(view["you"]["auto_pass"])
 
 
-def test_the_seat_turns_auto_pass_off_and_on(table_server: ServerProcess, people: Any) -> None:
-    kim = people(base_url(table_server), "Kim")
+def test_the_seat_turns_auto_pass_off_and_on(web_server: ServerProcess, people: Any) -> None:
+    kim = people(base_url(web_server), "Kim")
     table = bots_game(kim, "Kim")
     kim.wait_state(*ACTIONS, "waiting", timeout=30)
     box = kim.page.locator("#auto-pass")
@@ -66,7 +53,7 @@ def test_the_seat_turns_auto_pass_off_and_on(table_server: ServerProcess, people
     assert auto_pass(kim)
 
     # a spectator has no seat, so no such setting
-    watcher = people(base_url(table_server), "Watcher")
+    watcher = people(base_url(web_server), "Watcher")
     watcher.goto(f"/#/watch/{table}")
     expect(watcher.page.locator("#game")).to_have_attribute("data-state", "spectating")
     watcher.wait_version(1)

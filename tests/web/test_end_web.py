@@ -12,7 +12,6 @@ and mats set as each case needs, through the page's own module (``panels.js``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,22 +21,10 @@ pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright
 
 from playwright.sync_api import expect
 
-from tests.conftest import RedisServer
-from tests.e2e.conftest import ServerProcess, start_server
-from tests.web.conftest import SERVER_OPTIONS, base_url
+from tests.e2e.conftest import ServerProcess
+from tests.web.conftest import base_url
 from tests.web.pilot import ACTIONS, play_turn
 from tests.web.test_play import create_table
-
-
-@pytest.fixture(scope="module")
-def end_server(
-    redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServerProcess]:
-    server = start_server(
-        redis_server.url, tmp_path_factory.mktemp("end") / "server.log", *SERVER_OPTIONS
-    )
-    yield server
-    server.stop()
 
 
 def name_of(view: dict[str, Any], seat: int, me: int) -> str:
@@ -86,9 +73,9 @@ def expected_words(view: dict[str, Any], me: int) -> str | None:
 
 
 def test_the_end_shows_who_named_whom_and_why_the_winner_won(
-    end_server: ServerProcess, people: Any, screenshots: Path
+    web_server: ServerProcess, people: Any, screenshots: Path
 ) -> None:
-    ann = people(base_url(end_server), "Ann", viewport={"width": 1366, "height": 900})
+    ann = people(base_url(web_server), "Ann", viewport={"width": 1366, "height": 900})
     page = ann.page
     create_table(ann, "Ann", 2, bots="fill-greedy")
     page.click("#start-game")
@@ -191,7 +178,7 @@ def test_the_end_shows_who_named_whom_and_why_the_winner_won(
         timeout=15_000,
     )
     # a spectator of the old table is offered to watch the rematch
-    cy = people(base_url(end_server), "Cy")
+    cy = people(base_url(web_server), "Cy")
     cy.goto(f"/#/watch/{old}")
     expect(cy.page.locator("#watch-rematch")).to_be_visible(timeout=15_000)
     expect(cy.page.locator("#watch-rematch")).to_have_attribute("href", f"#/watch/{new}")

@@ -5,7 +5,6 @@ against bots". One server for the module."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,9 +13,8 @@ pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright
 
 from playwright.sync_api import expect
 
-from tests.conftest import RedisServer
-from tests.e2e.conftest import ServerProcess, start_server
-from tests.web.conftest import SERVER_OPTIONS, base_url
+from tests.e2e.conftest import ServerProcess
+from tests.web.conftest import base_url
 from tests.web.pilot import ACTIONS, Person
 from tests.web.test_chat_web import lines, say
 from tests.web.test_play import create_table
@@ -36,19 +34,8 @@ def try_bots(person: Person, name: str) -> str:
     return table
 
 
-@pytest.fixture(scope="module")
-def room_server(
-    redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServerProcess]:
-    server = start_server(
-        redis_server.url, tmp_path_factory.mktemp("rooms") / "server.log", *SERVER_OPTIONS
-    )
-    yield server
-    server.stop()
-
-
-def test_the_waiting_room_has_a_chat(room_server: ServerProcess, people: Any) -> None:
-    base = base_url(room_server)
+def test_the_waiting_room_has_a_chat(web_server: ServerProcess, people: Any) -> None:
+    base = base_url(web_server)
     ann, bob = people(base, "Ann"), people(base, "Bob")
     create_table(ann, "Ann", 2)
     bob.page.goto(ann.page.input_value("#invite-link"))
@@ -71,9 +58,9 @@ def test_the_waiting_room_has_a_chat(room_server: ServerProcess, people: Any) ->
 
 
 def test_an_invite_to_a_started_game_says_so_and_offers_to_watch(
-    room_server: ServerProcess, people: Any
+    web_server: ServerProcess, people: Any
 ) -> None:
-    base = base_url(room_server)
+    base = base_url(web_server)
     ann, carl = people(base, "Ann"), people(base, "Carl")
     table = create_table(ann, "Ann", 2, bots="fill-greedy")
     ann.page.click("#start-game")
@@ -87,8 +74,8 @@ def test_an_invite_to_a_started_game_says_so_and_offers_to_watch(
     expect(carl.page.locator("#game")).to_have_attribute("data-state", "spectating")
 
 
-def test_closing_a_table_asks_first(room_server: ServerProcess, people: Any) -> None:
-    base = base_url(room_server)
+def test_closing_a_table_asks_first(web_server: ServerProcess, people: Any) -> None:
+    base = base_url(web_server)
     ann = people(base, "Ann")
     create_table(ann, "Ann", 3)
     page = ann.page
@@ -108,8 +95,8 @@ def test_closing_a_table_asks_first(room_server: ServerProcess, people: Any) -> 
     expect(page.locator("#room-status")).to_have_text("The table is closed.")
 
 
-def test_the_solo_waiting_room_invites_nobody(room_server: ServerProcess, people: Any) -> None:
-    ann = people(base_url(room_server), "Ann")
+def test_the_solo_waiting_room_invites_nobody(web_server: ServerProcess, people: Any) -> None:
+    ann = people(base_url(web_server), "Ann")
     create_table(ann, "Ann", 1)
     page = ann.page
     expect(page.locator("#room-solo")).to_be_visible()
@@ -119,8 +106,8 @@ def test_the_solo_waiting_room_invites_nobody(room_server: ServerProcess, people
     expect(page.locator("#add-bot")).to_be_hidden()
 
 
-def test_try_a_game_against_bots(room_server: ServerProcess, people: Any) -> None:
-    kim = people(base_url(room_server), "Kim")
+def test_try_a_game_against_bots(web_server: ServerProcess, people: Any) -> None:
+    kim = people(base_url(web_server), "Kim")
     try_bots(kim, "Kim")
     state = kim.wait_state(*ACTIONS, "waiting", timeout=20)
     assert state in (*ACTIONS, "waiting")

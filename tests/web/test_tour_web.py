@@ -11,7 +11,6 @@ One server for the module; each test plays its own short game against greedy bot
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +20,8 @@ pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright
 
 from playwright.sync_api import Page, expect
 
-from tests.conftest import RedisServer
-from tests.e2e.conftest import ServerProcess, start_server
-from tests.web.conftest import SERVER_OPTIONS, base_url
+from tests.e2e.conftest import ServerProcess
+from tests.web.conftest import base_url
 from tests.web.pilot import ACTIONS, Person
 from tests.web.test_at_the_board import bots_game
 
@@ -61,17 +59,6 @@ GEOMETRY = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def tour_server(
-    redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServerProcess]:
-    server = start_server(
-        redis_server.url, tmp_path_factory.mktemp("tour") / "server.log", *SERVER_OPTIONS
-    )
-    yield server
-    server.stop()
-
-
 def assert_step(page: Page, step: str, selector: str, words: list[str]) -> dict[str, Any]:
     """The tour shows `step`: its part (`selector`) outlined, alone, in the viewport, not covered
     by the card (when there is room for both), its text holding `words` in plain words."""
@@ -106,11 +93,11 @@ def start_game(person: Person) -> None:
 
 
 def test_the_tour_points_at_each_part_of_a_turn(
-    tour_server: ServerProcess, people: Any, screenshots: Path
+    web_server: ServerProcess, people: Any, screenshots: Path
 ) -> None:
     from tests.web.a11y import assert_accessible
 
-    ann = people(base_url(tour_server), "Ann", viewport={"width": 1366, "height": 900})
+    ann = people(base_url(web_server), "Ann", viewport={"width": 1366, "height": 900})
     page = ann.page
     start_game(ann)
     ann.wait_state(*ACTIONS, timeout=30)
@@ -154,7 +141,7 @@ def test_the_tour_points_at_each_part_of_a_turn(
 
     # a spectator of the same table: no hand, no notebook; the tour says it leaves them out
     table = page.get_attribute("#game", "data-table")
-    cleo = people(base_url(tour_server), "Cleo", viewport={"width": 1366, "height": 900})
+    cleo = people(base_url(web_server), "Cleo", viewport={"width": 1366, "height": 900})
     cleo.goto(f"/#/watch/{table}")
     expect(cleo.page.locator("#game")).to_have_attribute("data-state", "spectating")
     cleo.wait_version(1)
@@ -173,8 +160,8 @@ def test_the_tour_points_at_each_part_of_a_turn(
     expect(cleo.page.locator("#tour")).to_have_count(0)  # Done closed it
 
 
-def test_the_first_game_offers_the_tour_once(tour_server: ServerProcess, people: Any) -> None:
-    bea = people(base_url(tour_server), "Bea")
+def test_the_first_game_offers_the_tour_once(web_server: ServerProcess, people: Any) -> None:
+    bea = people(base_url(web_server), "Bea")
     page = bea.page
     # the lobby's How to play has no tour yet: it says where it is found
     bea.goto("/")
@@ -203,8 +190,8 @@ def test_the_first_game_offers_the_tour_once(tour_server: ServerProcess, people:
     expect(page.locator("#tour-start")).to_be_visible()
 
 
-def test_the_tour_on_a_phone(tour_server: ServerProcess, people: Any, screenshots: Path) -> None:
-    kim = people(base_url(tour_server), "Kim", viewport={"width": 390, "height": 844})
+def test_the_tour_on_a_phone(web_server: ServerProcess, people: Any, screenshots: Path) -> None:
+    kim = people(base_url(web_server), "Kim", viewport={"width": 390, "height": 844})
     page = kim.page
     start_game(kim)
     kim.wait_state(*ACTIONS, timeout=30)
