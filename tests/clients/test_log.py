@@ -120,10 +120,13 @@ async def test_every_log_is_the_engines_for_its_viewer_across_drops_and_resumes(
         assert late[0].status == "playing" and late[0].log and not late[0].log_whole
         going.set()
         for _ in range(3):  # cut the connections (no close handshake): they resume
+            before = [session.reconnects for session in (b, watcher)]
             for session in (b, watcher):
                 assert session.connection is not None
                 session.connection.ws.transport.abort()
-            await asyncio.sleep(0.3)
+            async with asyncio.timeout(30):  # both back before the next cut (a busy machine)
+                while any(s.reconnects == n for s, n in zip((b, watcher), before, strict=True)):
+                    await asyncio.sleep(0.05)
         dropped.set()
 
     async def play(seat: Seat, policy: Any) -> None:
