@@ -11,14 +11,17 @@ requests on one node while it builds wait for that build.
 
 A request reads the kept bytes (one GET) and sends them without re-encoding the document: a
 ``Prepared`` transcript splices them into the reply's frame (``codec.encode_with``) as they are
-for the msgpack subprotocol, and makes the JSON text of the document once for the JSON one.  The
-frames are the bytes ``codec.encode(m.Transcript(...))`` would give: nothing changes on the wire.
+for the msgpack subprotocol, and makes the JSON text of the document once for the JSON one (the
+last ``PREPARED`` transcripts served are kept with it, each used again only while the kept bytes
+are the same).  The frames are the bytes ``codec.encode(m.Transcript(...))`` would give: nothing
+changes on the wire.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import OrderedDict
 from typing import Any
 
 import msgpack
@@ -32,6 +35,8 @@ from echoridge_protocol import codec
 from echoridge_protocol import messages as m
 
 log = get_logger("echoridge.tables")
+
+PREPARED = 16  # transcripts kept encoded per node (a 4-player game's: ~120 KB with its JSON)
 
 
 class Prepared:
@@ -65,6 +70,7 @@ class Transcripts:
         self.store = node.storage.transcripts
         self._building: dict[str, asyncio.Task[bytes]] = {}
         self._background: set[asyncio.Task[None]] = set()
+        self._prepared: OrderedDict[str, Prepared] = OrderedDict()
 
     async def get(self, table: str) -> Prepared:
         """The transcript of a finished game: the kept one, or built (and kept) now.
@@ -76,7 +82,14 @@ class Transcripts:
             packed = None  # (built from the log, which says what is wrong)
         if packed is None:
             packed = await self._build_once(table)
-        return Prepared(table, packed)
+        prepared = self._prepared.get(table)
+        if prepared is not None and prepared.packed == packed:
+            self._prepared.move_to_end(table)
+            return prepared
+        prepared = self._prepared[table] = Prepared(table, packed)
+        if len(self._prepared) > PREPARED:
+            self._prepared.popitem(last=False)
+        return prepared
 
     def finished(self, table: str) -> None:
         """This node's append ended the table's game: build and keep its transcript now."""
