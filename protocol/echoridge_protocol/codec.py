@@ -72,6 +72,8 @@ __all__ = [
     "encode",
     "encode_json",
     "encode_msgpack",
+    "encode_value",
+    "encode_with",
     "to_plain",
 ]
 
@@ -175,12 +177,7 @@ def encode_msgpack(message: m.Message) -> bytes:
 
 def encode_json(message: m.Message) -> str:
     """One text frame of ``echoridge.v2.json``: compact, UTF-8 text, no NaN or Infinity."""
-    return json.dumps(
-        to_plain(message, hex_bytes=True),
-        ensure_ascii=False,
-        separators=(",", ":"),
-        allow_nan=False,
-    )
+    return _json(to_plain(message, hex_bytes=True))
 
 
 def encode(message: m.Message, subprotocol: str) -> bytes | str:
@@ -190,6 +187,39 @@ def encode(message: m.Message, subprotocol: str) -> bytes | str:
     if subprotocol == m.SUBPROTOCOL_JSON:
         return encode_json(message)
     raise ValueError(f"unknown subprotocol {subprotocol!r}")
+
+
+def encode_value(value: Any, subprotocol: str) -> bytes | str:
+    """A field's plain value (no bytes in it) encoded as it is inside a frame of ``subprotocol``:
+    for ``encode_with``, to encode a large value once and send it in many frames."""
+    if subprotocol == m.SUBPROTOCOL_MSGPACK:
+        return cast(bytes, msgpack.packb(value, use_bin_type=True))
+    if subprotocol == m.SUBPROTOCOL_JSON:
+        return _json(value)
+    raise ValueError(f"unknown subprotocol {subprotocol!r}")
+
+
+def encode_with(message: m.Message, subprotocol: str, name: str, value: bytes | str) -> Frame:
+    """``encode(message, subprotocol)`` but with field ``name`` given already encoded
+    (``encode_value``; the message's own value of it is not used): the same bytes, as a msgpack
+    map and a JSON object are their keys and values encoded one after the other."""
+    plain = to_plain(message, hex_bytes=subprotocol == m.SUBPROTOCOL_JSON)
+    if name not in plain:
+        raise ValueError(f"{message.TYPE} has no field {name!r} to encode")
+    if subprotocol == m.SUBPROTOCOL_MSGPACK:
+        parts = [msgpack.Packer().pack_map_header(len(plain))]
+        for k, v in plain.items():
+            parts += [msgpack.packb(k), value if k == name else msgpack.packb(v, use_bin_type=True)]
+        return b"".join(cast(list[bytes], parts))
+    if subprotocol == m.SUBPROTOCOL_JSON:
+        text = value if isinstance(value, str) else value.decode()  # (UTF-8 JSON text)
+        items = (f"{_json(k)}:{text if k == name else _json(v)}" for k, v in plain.items())
+        return "{" + ",".join(items) + "}"
+    raise ValueError(f"unknown subprotocol {subprotocol!r}")
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 # --- decoding: frames and syntax ---------------------------------------------------------------

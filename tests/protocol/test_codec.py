@@ -149,6 +149,23 @@ def test_every_message_round_trips(cls: type, sub: str, data: st.DataObject) -> 
     assert codec.encode(back, sub) == frame  # canonical: byte-identical
 
 
+@BOTH
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(message=record_of(m.Transcript))
+def test_a_field_encoded_once_gives_the_frame_encode_gives(sub: str, message: Any) -> None:
+    """A transcript kept encoded is spliced into each reply (tables/transcripts.py): the frame
+    must be the one ``encode`` makes, byte for byte, whatever the document and request id."""
+    body = codec.encode_value(message.transcript, sub)
+    spliced = m.Transcript(id=message.id, table=message.table, transcript={})
+    assert codec.encode_with(spliced, sub, "transcript", body) == codec.encode(message, sub)
+    if sub == JSON:  # (UTF-8 JSON text as bytes will do)
+        assert codec.encode_with(spliced, sub, "transcript", str(body).encode()) == codec.encode(
+            message, sub
+        )
+    with pytest.raises(ValueError):
+        codec.encode_with(spliced, sub, "no_such_field", body)
+
+
 @pytest.mark.parametrize("cls", CLIENT_CLASSES + SERVER_CLASSES, ids=lambda c: c.__name__)
 @settings(max_examples=10)
 @given(data=st.data())

@@ -343,8 +343,8 @@ class Session(Handshake):
                 log.info("bot seated", table=table, seat=seat, kind=kind)
                 self._send(m.Result(id=rid, outcome="accepted"))
             case m.GetTranscript(id=rid, table=table):
-                transcript = await self.node.transcript(table)
-                self._send(m.Transcript(id=rid, table=table, transcript=transcript))
+                prepared = await self.node.transcript(table)  # (kept, encoded: transcripts.py)
+                self.deliver(prepared.frame(rid, self.subprotocol))
             case m.Say() | m.ChatOptions():
                 await self._chat(message)
             case m.Ping(id=rid):

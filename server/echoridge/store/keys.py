@@ -30,10 +30,16 @@ def secrets(table: str) -> str:
     return f"er:{{{table}}}:secret"
 
 
+def transcript(table: str) -> str:
+    """String: the finished game's public transcript, msgpack compressed with zlib, written
+    once (store/transcripts.py)."""
+    return f"er:{{{table}}}:transcript"
+
+
 def lasting(table: str) -> tuple[str, ...]:
     """Every key a table may have that does not expire by itself (the log, metadata, secrets,
-    command ids, chat (store/chat.py), the presence sets (store/presence.py)): a table closed
-    before its start gives each of them a time to live."""
+    command ids, chat (store/chat.py), the presence sets (store/presence.py), the transcript):
+    a table closed before its start gives each of them a time to live."""
     return (
         meta(table),
         secrets(table),
@@ -43,6 +49,7 @@ def lasting(table: str) -> tuple[str, ...]:
         f"er:{{{table}}}:chat:spectators",
         f"er:{{{table}}}:nodes",
         f"er:{{{table}}}:away",
+        transcript(table),
     )
 
 

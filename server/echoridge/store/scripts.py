@@ -247,3 +247,20 @@ if #ARGV > 3 + 2 * n then
 end
 return {redis.call('SMEMBERS', KEYS[2]), redis.call('HGETALL', KEYS[3])}
 """
+
+# Keep a finished game's transcript once (store/transcripts.py): SET NX, living as long as the
+# table's metadata (no time to live while the table has none).
+# KEYS: transcript, meta; ARGV: the compressed transcript
+# -> 1 kept now | 0 kept already | -1 no such table (nothing written)
+KEEP_TRANSCRIPT = """
+local ttl = redis.call('PTTL', KEYS[2])
+if ttl == -2 then return -1 end
+local kept
+if ttl > 0 then
+  kept = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ttl)
+else
+  kept = redis.call('SET', KEYS[1], ARGV[1], 'NX')
+end
+if kept then return 1 end
+return 0
+"""

@@ -24,6 +24,7 @@ from echoridge.store.follow import Follower
 from echoridge.store.log import EventStore
 from echoridge.store.presence import PresenceStore
 from echoridge.store.quota import Quotas
+from echoridge.store.transcripts import TranscriptStore
 
 
 class Storage:
@@ -40,6 +41,7 @@ class Storage:
             else Follower(self.log, reader)
         )
         self.presence = PresenceStore(redis, self.scripts)
+        self.transcripts = TranscriptStore(redis, self.scripts)  # finished games' (transcripts.py)
         self.clocks = ClockIndex(redis)
         self.chat = ChatStore(redis)
         self.chat_follower: ChatFollower = (

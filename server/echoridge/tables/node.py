@@ -8,13 +8,11 @@ of one table stay in step through the log.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
 from typing import Any
 
 from echoridge.logs import get_logger
-from echoridge.rules import State, Status, evolve
-from echoridge.store import Conflict, Storage, StoreError
+from echoridge.store import Conflict, Storage
 from echoridge.tables.clockwork import Clockwork
 from echoridge.tables.errors import TableError
 from echoridge.tables.expiry import Sweeper
@@ -22,7 +20,7 @@ from echoridge.tables.lobby import Lobby, Settings
 from echoridge.tables.quota import LobbyLimits, Requester
 from echoridge.tables.runner import MakeWelcome, Outcome, Sink, TableRunner
 from echoridge.tables.tokens import token_hash
-from echoridge.transcript import Recorder
+from echoridge.tables.transcripts import Prepared, Transcripts
 from echoridge_protocol import messages as m
 
 IDLE_RUNNER_SECONDS = 30.0
@@ -52,6 +50,7 @@ class Node:
         self.seat_sessions: dict[tuple[str, int], Any] = {}  # (table, seat) -> its session here
         self.clock_index = Clockwork(self)  # deadlines of tables no node may be running
         self.expiry = Sweeper(self)  # tables whose game never started, closed in time
+        self.transcripts = Transcripts(self)  # finished games', built once (transcripts.py)
         self.clock_floor: int | None = None  # the shortest clock times allowed (tests, demos)
         self.notices: Any = None  # play by notification (notices.py), with --notify-url
 
@@ -138,6 +137,7 @@ class Node:
     async def close(self) -> None:
         await self.clock_index.close()
         await self.expiry.close()
+        await self.transcripts.close()
         if self.notices is not None:
             await self.notices.close()
         for handle in self._reapers.values():
@@ -251,27 +251,6 @@ class Node:
         log.info("table started", table=table, version=runner.version)
         return runner.version
 
-    async def transcript(self, table: str) -> dict[str, Any]:
-        """The public transcript of a finished game, rebuilt from its log."""
-        meta = await self.lobby.meta(table)
-        if meta["status"] == "open":
-            raise TableError("table/not_started")
-        seeds = await self.lobby.seeds(table)
-        recorder = Recorder(table, seeds.server_seed, seeds.client_seeds)
-        state = State()
-        try:
-            entries = await self.storage.log.load(table)
-        except StoreError as exc:
-            raise TableError("table/damaged") from exc
-        for entry in entries:
-            for e in entry.events:
-                state = evolve(state, e)
-            recorder.record(entry.seat, entry.command, entry.events, state)
-        # The log is the truth: the metadata may have missed "over" (Redis away, or failing
-        # over, as the last entry was appended), and is repaired here.
-        if state.status is not Status.OVER:
-            raise TableError("table/not_finished")
-        if meta["status"] != "over":
-            with contextlib.suppress(StoreError):
-                await self.storage.directory.update(table, {"status": "over"})
-        return recorder.transcript(state)
+    async def transcript(self, table: str) -> Prepared:
+        """The public transcript of a finished game, built once and kept (tables/transcripts.py)."""
+        return await self.transcripts.get(table)

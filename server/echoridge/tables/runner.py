@@ -270,7 +270,8 @@ class TableRunner(Viewers, ServerMoves):
 
     async def _mark_over(self) -> None:
         """Say in the table's metadata that its game is over, trying again for a while while
-        Redis is away (the log stays the truth: Node.transcript folds it, and repairs this)."""
+        Redis is away (the log stays the truth: a transcript's build folds it, and repairs
+        this: tables/transcripts.py)."""
         for delay in MARK_OVER_RETRY:
             with contextlib.suppress(StoreError):
                 await self.node.storage.directory.update(self.table, {"status": "over"})
@@ -390,6 +391,8 @@ class TableRunner(Viewers, ServerMoves):
             )  # fmt: skip
             self.node.storage.follower.appended(entry, self.table)  # (not read back)
             self._advance(command, events, result.head, result.time)
+            if self.state.status is Status.OVER:  # this append ended the game (none after it)
+                self.node.transcripts.finished(self.table)
             return Outcome("accepted", result.head.version)
         if isinstance(result, Duplicate):
             # An earlier try was appended though its answer was lost (a slot moving, a failover):
