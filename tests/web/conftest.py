@@ -32,8 +32,10 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "screenshots"
-# A server for browser tests: bots move quickly, owed decisions wait for the (slow) pages.
-SERVER_OPTIONS = ("--bot-delay", "0.05", "--decision-timeout", "0")
+# A server for browser tests: bots move quickly, owed decisions wait for the (slow) pages, and
+# so do empty Force card windows (the tests check a page while nothing moves on its turn; the
+# auto-pass itself is tested through the SDK, tests/clients/test_sdk_autopass.py).
+SERVER_OPTIONS = ("--bot-delay", "0.05", "--decision-timeout", "0", "--auto-pass-delay", "600")
 
 
 def base_url(server: ServerProcess) -> str:
@@ -41,7 +43,7 @@ def base_url(server: ServerProcess) -> str:
 
 
 @pytest.fixture(scope="module")
-def web_server(
+def module_server(
     redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory, request: Any
 ) -> Iterator[ServerProcess]:
     """One server with SERVER_OPTIONS for a test module (its tests play their own tables)."""

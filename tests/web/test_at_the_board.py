@@ -85,9 +85,9 @@ def assert_costs_are_the_servers(person: Person, view: dict[str, Any]) -> int:
 
 
 def test_what_just_happened_is_shown_at_the_board(
-    web_server: ServerProcess, people: Any, screenshots: Path
+    module_server: ServerProcess, people: Any, screenshots: Path
 ) -> None:
-    ann = people(base_url(web_server), "Ann", viewport={"width": 1366, "height": 900})
+    ann = people(base_url(module_server), "Ann", viewport={"width": 1366, "height": 900})
     page = ann.page
     bots_game(ann, "Ann")
     # everything the page says in its announcer, kept (bots move on quickly)
@@ -161,8 +161,8 @@ def test_what_just_happened_is_shown_at_the_board(
     expect(page.locator(".topbar")).not_to_contain_text("version")
 
 
-def test_actions_not_possible_now_say_why(web_server: ServerProcess, people: Any) -> None:
-    kim = people(base_url(web_server), "Kim")
+def test_actions_not_possible_now_say_why(module_server: ServerProcess, people: Any) -> None:
+    kim = people(base_url(module_server), "Kim")
     bots_game(kim, "Kim")
     catalogue = kim.page.evaluate("fetch('/logtext.en.json').then((r) => r.json())")
     seen = 0
@@ -197,9 +197,9 @@ def test_actions_not_possible_now_say_why(web_server: ServerProcess, people: Any
 
 
 def test_a_phone_shows_the_board_then_the_controls_then_the_last_moves(
-    web_server: ServerProcess, people: Any, screenshots: Path
+    module_server: ServerProcess, people: Any, screenshots: Path
 ) -> None:
-    kim = people(base_url(web_server), "Kim", viewport={"width": 390, "height": 844})
+    kim = people(base_url(module_server), "Kim", viewport={"width": 390, "height": 844})
     page = kim.page
     bots_game(kim, "Kim")
     kim.wait_state(*ACTIONS, timeout=30)

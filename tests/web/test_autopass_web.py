@@ -26,8 +26,8 @@ def auto_pass(person: Person) -> bool:
     return bool(view["you"]["auto_pass"])
 
 
-def test_the_seat_turns_auto_pass_off_and_on(web_server: ServerProcess, people: Any) -> None:
-    kim = people(base_url(web_server), "Kim")
+def test_the_seat_turns_auto_pass_off_and_on(module_server: ServerProcess, people: Any) -> None:
+    kim = people(base_url(module_server), "Kim")
     table = bots_game(kim, "Kim")
     kim.wait_state(*ACTIONS, "waiting", timeout=30)
     box = kim.page.locator("#auto-pass")
@@ -53,7 +53,7 @@ def test_the_seat_turns_auto_pass_off_and_on(web_server: ServerProcess, people: 
     assert auto_pass(kim)
 
     # a spectator has no seat, so no such setting
-    watcher = people(base_url(web_server), "Watcher")
+    watcher = people(base_url(module_server), "Watcher")
     watcher.goto(f"/#/watch/{table}")
     expect(watcher.page.locator("#game")).to_have_attribute("data-state", "spectating")
     watcher.wait_version(1)

@@ -73,9 +73,9 @@ def expected_words(view: dict[str, Any], me: int) -> str | None:
 
 
 def test_the_end_shows_who_named_whom_and_why_the_winner_won(
-    web_server: ServerProcess, people: Any, screenshots: Path
+    module_server: ServerProcess, people: Any, screenshots: Path
 ) -> None:
-    ann = people(base_url(web_server), "Ann", viewport={"width": 1366, "height": 900})
+    ann = people(base_url(module_server), "Ann", viewport={"width": 1366, "height": 900})
     page = ann.page
     create_table(ann, "Ann", 2, bots="fill-greedy")
     page.click("#start-game")
@@ -178,7 +178,7 @@ def test_the_end_shows_who_named_whom_and_why_the_winner_won(
         timeout=15_000,
     )
     # a spectator of the old table is offered to watch the rematch
-    cy = people(base_url(web_server), "Cy")
+    cy = people(base_url(module_server), "Cy")
     cy.goto(f"/#/watch/{old}")
     expect(cy.page.locator("#watch-rematch")).to_be_visible(timeout=15_000)
     expect(cy.page.locator("#watch-rematch")).to_have_attribute("href", f"#/watch/{new}")

@@ -34,8 +34,8 @@ def try_bots(person: Person, name: str) -> str:
     return table
 
 
-def test_the_waiting_room_has_a_chat(web_server: ServerProcess, people: Any) -> None:
-    base = base_url(web_server)
+def test_the_waiting_room_has_a_chat(module_server: ServerProcess, people: Any) -> None:
+    base = base_url(module_server)
     ann, bob = people(base, "Ann"), people(base, "Bob")
     create_table(ann, "Ann", 2)
     bob.page.goto(ann.page.input_value("#invite-link"))
@@ -58,9 +58,9 @@ def test_the_waiting_room_has_a_chat(web_server: ServerProcess, people: Any) -> 
 
 
 def test_an_invite_to_a_started_game_says_so_and_offers_to_watch(
-    web_server: ServerProcess, people: Any
+    module_server: ServerProcess, people: Any
 ) -> None:
-    base = base_url(web_server)
+    base = base_url(module_server)
     ann, carl = people(base, "Ann"), people(base, "Carl")
     table = create_table(ann, "Ann", 2, bots="fill-greedy")
     ann.page.click("#start-game")
@@ -74,8 +74,8 @@ def test_an_invite_to_a_started_game_says_so_and_offers_to_watch(
     expect(carl.page.locator("#game")).to_have_attribute("data-state", "spectating")
 
 
-def test_closing_a_table_asks_first(web_server: ServerProcess, people: Any) -> None:
-    base = base_url(web_server)
+def test_closing_a_table_asks_first(module_server: ServerProcess, people: Any) -> None:
+    base = base_url(module_server)
     ann = people(base, "Ann")
     create_table(ann, "Ann", 3)
     page = ann.page
@@ -95,8 +95,8 @@ def test_closing_a_table_asks_first(web_server: ServerProcess, people: Any) -> N
     expect(page.locator("#room-status")).to_have_text("The table is closed.")
 
 
-def test_the_solo_waiting_room_invites_nobody(web_server: ServerProcess, people: Any) -> None:
-    ann = people(base_url(web_server), "Ann")
+def test_the_solo_waiting_room_invites_nobody(module_server: ServerProcess, people: Any) -> None:
+    ann = people(base_url(module_server), "Ann")
     create_table(ann, "Ann", 1)
     page = ann.page
     expect(page.locator("#room-solo")).to_be_visible()
@@ -106,8 +106,8 @@ def test_the_solo_waiting_room_invites_nobody(web_server: ServerProcess, people:
     expect(page.locator("#add-bot")).to_be_hidden()
 
 
-def test_try_a_game_against_bots(web_server: ServerProcess, people: Any) -> None:
-    kim = people(base_url(web_server), "Kim")
+def test_try_a_game_against_bots(module_server: ServerProcess, people: Any) -> None:
+    kim = people(base_url(module_server), "Kim")
     try_bots(kim, "Kim")
     state = kim.wait_state(*ACTIONS, "waiting", timeout=20)
     assert state in (*ACTIONS, "waiting")

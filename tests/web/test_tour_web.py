@@ -93,11 +93,11 @@ def start_game(person: Person) -> None:
 
 
 def test_the_tour_points_at_each_part_of_a_turn(
-    web_server: ServerProcess, people: Any, screenshots: Path
+    module_server: ServerProcess, people: Any, screenshots: Path
 ) -> None:
     from tests.web.a11y import assert_accessible
 
-    ann = people(base_url(web_server), "Ann", viewport={"width": 1366, "height": 900})
+    ann = people(base_url(module_server), "Ann", viewport={"width": 1366, "height": 900})
     page = ann.page
     start_game(ann)
     ann.wait_state(*ACTIONS, timeout=30)
@@ -141,7 +141,7 @@ def test_the_tour_points_at_each_part_of_a_turn(
 
     # a spectator of the same table: no hand, no notebook; the tour says it leaves them out
     table = page.get_attribute("#game", "data-table")
-    cleo = people(base_url(web_server), "Cleo", viewport={"width": 1366, "height": 900})
+    cleo = people(base_url(module_server), "Cleo", viewport={"width": 1366, "height": 900})
     cleo.goto(f"/#/watch/{table}")
     expect(cleo.page.locator("#game")).to_have_attribute("data-state", "spectating")
     cleo.wait_version(1)
@@ -160,8 +160,8 @@ def test_the_tour_points_at_each_part_of_a_turn(
     expect(cleo.page.locator("#tour")).to_have_count(0)  # Done closed it
 
 
-def test_the_first_game_offers_the_tour_once(web_server: ServerProcess, people: Any) -> None:
-    bea = people(base_url(web_server), "Bea")
+def test_the_first_game_offers_the_tour_once(module_server: ServerProcess, people: Any) -> None:
+    bea = people(base_url(module_server), "Bea")
     page = bea.page
     # the lobby's How to play has no tour yet: it says where it is found
     bea.goto("/")
@@ -190,8 +190,8 @@ def test_the_first_game_offers_the_tour_once(web_server: ServerProcess, people: 
     expect(page.locator("#tour-start")).to_be_visible()
 
 
-def test_the_tour_on_a_phone(web_server: ServerProcess, people: Any, screenshots: Path) -> None:
-    kim = people(base_url(web_server), "Kim", viewport={"width": 390, "height": 844})
+def test_the_tour_on_a_phone(module_server: ServerProcess, people: Any, screenshots: Path) -> None:
+    kim = people(base_url(module_server), "Kim", viewport={"width": 390, "height": 844})
     page = kim.page
     start_game(kim)
     kim.wait_state(*ACTIONS, timeout=30)

@@ -20,10 +20,15 @@ These are not moves of the game: ``Seat.play`` and the bot policies choose only 
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from echoridge_client.errors import ClientError
 from echoridge_protocol import messages as m
+
+STALE_RETRIES = 5  # a seat command sent again at the new version after a stale refusal
+STALE_WAIT = 2.0  # seconds to wait for the view to move on before sending it again
 
 
 class SessionClocks:
@@ -76,6 +81,9 @@ class SeatCommands(SessionClocks):
 
         async def act(self, command: dict[str, Any], timeout: float = 30.0) -> m.Result: ...
 
+        async def wait(self, predicate: Callable[[], bool], timeout: float | None = None) -> None:
+            ...
+
     async def extend_time(self, timeout: float = 30.0) -> m.Result:
         """"More time": move up to one turn's time from the seat's bank to this turn."""
         return await self._control({"type": "extend_time"}, timeout)
@@ -107,4 +115,14 @@ class SeatCommands(SessionClocks):
         if listed is None and not isinstance(seat, int):
             raise ClientError("no seat to command: the game has not started")
         command = dict(listed) if listed is not None else {**wanted, "seat": seat}
-        return await self.act(command, timeout)
+        # A seat command does not depend on the board, only on the version it names: while
+        # the table moves on (the server playing this seat, bots), send it again at the new
+        # version rather than refuse the player's key press with a stale version.
+        for _ in range(STALE_RETRIES):
+            version = self.version
+            result = await self.act(command, timeout)
+            if result.outcome != "rejected" or result.code != "command/stale_version":
+                return result
+            with contextlib.suppress(TimeoutError):  # the view catches up, then again
+                await self.wait(lambda v=version: self.version != v, STALE_WAIT)
+        return result
