@@ -112,10 +112,10 @@ def assert_coop_shown(person: Person, view: dict[str, Any], seat: bool) -> None:
     expect(team.locator("[data-team]")).to_have_attribute("data-team", "seat" if seat else "public")
     if seat:
         you = view["you"]
-        blocks = team.locator(".team-tokens [data-token]").evaluate_all(
-            "els => els.map(e => e.dataset.token)"
-        )
-        assert blocks == [",".join(map(str, t["block"])) for t in you["known_tokens"]]
+        known = [",".join(map(str, t["block"])) for t in you["known_tokens"]]
+        tokens = team.locator(".team-tokens [data-token]")
+        expect(tokens).to_have_count(len(known))  # (the page draws a moment after it reads)
+        assert tokens.evaluate_all("els => els.map(e => e.dataset.token)") == known
         assert coop["shared_force"] is True  # two officers share one Force hand
         expect(team.locator(".shared-force")).to_have_attribute(
             "data-force", ",".join(you["force"])
