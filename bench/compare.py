@@ -53,6 +53,15 @@ from load_bench import IGNORED_CALLS, GameServer, command_calls, delta, histogra
 from workers_bench import Tally, table_slot
 
 DISTURBED = 0.1  # cores other processes may use during a window before it is marked disturbed
+# Issue 26's targets at 200 tables: (compare key, at most, what).
+TARGETS = (
+    ("cpu_ours_over_peer", 1.0, "server CPU per command, ours / boardgame.io's"),
+    ("cpu_ours_over_floor", 1.5, "server CPU per command, ours / the I/O floor's (stretch)"),
+    ("p99_ours_over_peer", 1.5, "p99 command-to-delta, ours / boardgame.io's"),
+    ("gc_share", 0.03, "GC share of the server's CPU"),
+    ("max_gc_pause_ms", 10.0, "longest GC pause, ms"),
+    ("bytes_per_update", 300.0, "mean bytes per update"),
+)
 SERVER_CORE, LOAD_CORE = 0, 1
 OUTCOMES = ("accepted", "rejected", "duplicate", "stale")
 
@@ -161,7 +170,7 @@ def window_max(before: dict[str, float], after: dict[str, float], name: str, gau
     if after.get(gauge, 0.0) > before.get(gauge, 0.0):
         return after[gauge]
     buckets, count, _ = histogram(before, after, name)
-    previous = 0.0
+    previous = top = 0.0
     for bound, cumulative in buckets:  # cumulative: the last bucket that adds is the highest
         if cumulative > previous:
             top = bound
@@ -178,6 +187,10 @@ def run_ours(args: argparse.Namespace) -> dict[str, Any]:
     try:
         pin(server.process.pid, SERVER_CORE)
         pin(server.redis_pid, LOAD_CORE)
+        cores = {
+            "server_cores": sorted(os.sched_getaffinity(server.process.pid)),
+            "redis_cores": sorted(os.sched_getaffinity(server.redis_pid)),
+        }
         for first, n in floor.split(args.tables, args.generators):
             command = [sys.executable, str(Path(__file__).resolve()), "--load", server.url,
                        "--first", str(first), "--tables", str(n), "--think", str(args.think),
@@ -253,6 +266,7 @@ def run_ours(args: argparse.Namespace) -> dict[str, Any]:
         "server_loop_lag_max_ms": round(lag * 1000, 1),
         "redis_calls_per_command": per_command(redis_calls, 1.0),
         "redis_xread_per_command": per_command(xread, 1.0),
+        "redis_calls": dict(calls.most_common(12)),
         "redis_cpu_ms_per_command": per_command(redis_cpu),
         "generator_cpu_utilisation": round(generator_cpu / seconds, 3),
         "generator_loop_lag_max_ms": max((r["lag_max_ms"] for r in reports), default=0.0),
@@ -260,6 +274,7 @@ def run_ours(args: argparse.Namespace) -> dict[str, Any]:
         "errors": sum(r["errors"] for r in reports),
         "error_samples": [s for r in reports for s in r["error_samples"]][:3],
         "other_cpu_utilisation": round(other, 3),
+        **cores,
     }
 
 
@@ -358,7 +373,7 @@ def report(args: argparse.Namespace, runs: dict[str, dict[str, Any] | None],
         disturbed = [n for n in pair if windows.get(n, {}).get("disturbed")]
         print(f"# {key}: {value if value is not None else 'n/a'}"
               + (f" (disturbed: {', '.join(disturbed)})" if disturbed else ""))  # fmt: skip
-    return {
+    out = {
         "tables": args.tables,
         "seconds": args.seconds,
         "think": args.think,
@@ -382,6 +397,15 @@ def report(args: argparse.Namespace, runs: dict[str, dict[str, Any] | None],
         "skipped": skipped,
         "disturbed": any(w["disturbed"] for w in windows.values()),
     }
+    note = "" if args.tables == 200 else f" -- set for 200 tables, this run has {args.tables}"
+    print(f"# issue 26 targets (measured | at most | verdict){note}")
+    for key, most, what in TARGETS:
+        value = out[key]
+        verdict = "not measured" if value is None else ("met" if value <= most else "MISSED")
+        print(f"#   {what}: {value if value is not None else 'n/a'} | {most:g} | {verdict}")
+    if out["disturbed"]:
+        print("#   DISTURBED: other processes used the machine during a window (see above)")
+    return out
 
 
 def main_compare(args: argparse.Namespace) -> int:
@@ -396,9 +420,9 @@ def main_compare(args: argparse.Namespace) -> int:
         os.sched_setaffinity(0, {LOAD_CORE})
     runs: dict[str, dict[str, Any] | None] = {}
     skipped: dict[str, str] = {}
-    runs["ours"] = run_ours(args)
-    peer_bench.emit("ours    ", runs["ours"])
-    frame_bytes = round(runs["ours"]["mean_frame_bytes"] or floor.FRAME_BYTES)
+    runs["ours"] = ours = run_ours(args)
+    peer_bench.emit("ours    ", ours)
+    frame_bytes = round(ours["mean_frame_bytes"] or floor.FRAME_BYTES)
     try:
         runs["floor"] = run_floor(args, frame_bytes)
         peer_bench.emit("floor   ", runs["floor"])
