@@ -86,6 +86,7 @@ class Tally:
         self.delta_bytes = 0  # their frames' bytes
         self.latencies: list[float] = []  # seconds, send -> result and delta (accepted, timed)
         self.timing = False  # whether commands sent now are timed (a paced window)
+        self.timed_open = 0  # timed commands not yet answered
 
 
 async def lean_seat(url: str, table: str, token: str | None, rng: random.Random, tally: Tally,
@@ -133,10 +134,13 @@ async def lean_seat(url: str, table: str, token: str | None, rng: random.Random,
                     pending = None
                     if sent_at is not None and message.get("outcome") == "accepted":
                         timed = (sent_at, message.get("version") or 0)
+                    elif sent_at is not None:
+                        tally.timed_open -= 1
                     sent_at = None
             elif kind == "error":
                 if message.get("id") == pending:
                     pending = None
+                    tally.timed_open -= sent_at is not None
                     sent_at = None
                 else:
                     tally.errors.append(str(message.get("code")))
@@ -145,6 +149,7 @@ async def lean_seat(url: str, table: str, token: str | None, rng: random.Random,
                 continue
             if timed is not None and version >= timed[1]:
                 tally.latencies.append(time.perf_counter() - timed[0])
+                tally.timed_open -= 1
                 timed = None
             if mirror["status"] == "over" or loop.time() > stop_at:
                 return
@@ -164,6 +169,7 @@ async def lean_seat(url: str, table: str, token: str | None, rng: random.Random,
             pending = f"c{ids}"
             command = rng.choice(legal)
             sent_at = time.perf_counter() if tally.timing else None
+            tally.timed_open += sent_at is not None
             await ws.send(packb({"type": "command", "id": pending, "expected": version,
                                  "command": command}))  # fmt: skip
             tally.sent += 1
