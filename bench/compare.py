@@ -21,10 +21,12 @@ script) on core 1 (``taskset``; unpinned, and said so, without it).  Per window:
 CPU per command (``/proc/PID/stat``), p50/p99 command-to-delta at the sender (ours: send to the
 accepted result and the delta of its version), bytes per update (the mean delta frame any viewer
 received), and for ours the GC share of the server's CPU and the longest GC pause
-(``echoridge_gc_*`` on ``/metrics``) and Redis calls per command (INFO commandstats, which
-counts the calls the append script makes too; XREAD, the follower's, apart).  A window is
-``disturbed`` when other processes used more than ``DISTURBED`` of a core meanwhile (``/proc/stat``
-minus the measured processes).  The last line is ``compare {json}``; never asserts on time.
+(``echoridge_gc_*`` on ``/metrics``: wall time, so a disturbed window overstates them; the
+longest is exact if it was the largest since the server started, else its bucket's bound) and
+Redis calls per command (INFO commandstats, which counts the calls the append script makes too;
+XREAD, the follower's, apart).  A window is ``disturbed`` when other processes used more than
+``DISTURBED`` of a core meanwhile (``/proc/stat`` minus the measured processes).  The last
+line is ``compare {json}``; never asserts on time.
 
 Usage: python bench/compare.py [--tables 200] [--seconds 60] [--warmup 10] [--quick] [--no-peer]
 """
