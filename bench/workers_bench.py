@@ -37,6 +37,7 @@ from typing import Any
 
 import msgpack
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosedOK
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # (tests/cluster.py)
@@ -81,56 +82,104 @@ class Tally:
         self.sent = 0
         self.games = 0
         self.errors: list[str] = []
+        self.deliveries = 0  # deltas received (seats and spectators)
+        self.delta_bytes = 0  # their frames' bytes
+        self.latencies: list[float] = []  # seconds, send -> result and delta (accepted, timed)
+        self.timing = False  # whether commands sent now are timed (a paced window)
+        self.timed_open = 0  # timed commands not yet answered
 
 
-async def lean_seat(url: str, table: str, token: str, rng: random.Random, tally: Tally,
-                    stop_at: float) -> None:  # fmt: skip
-    """Play one seat to the end of the game (or ``stop_at``)."""
+async def lean_seat(url: str, table: str, token: str | None, rng: random.Random, tally: Tally,
+                    stop_at: float, think: float = 0.0) -> None:  # fmt: skip
+    """Play one seat to the end of the game (or ``stop_at``); ``token`` None: watch as a
+    spectator.  ``think`` > 0 paces it (bench/compare.py): once its view offers a command the seat
+    thinks that long on average (exponential) before sending, and thinks again if the view moved
+    meanwhile; the time from a send to its accepted result and the delta of that version is kept
+    in ``tally.latencies`` while ``tally.timing``."""
     packb, unpackb = msgpack.packb, msgpack.unpackb
     async with connect(for_table(url, table), subprotocols=[m.SUBPROTOCOL_MSGPACK],  # type: ignore[list-item]
                        compression=None, max_size=1 << 20, open_timeout=30) as ws:  # fmt: skip
         hello = {"type": "hello", "protocol": m.PROTOCOL, "client": "workers-bench",
-                 "table": table, "token": token}  # fmt: skip
+                 "table": table, **({"token": token} if token else {"spectate": True})}  # fmt: skip
         await ws.send(packb(hello))
         mirror: dict[str, Any] = {"status": None, "you": {"legal": []}}
         version = -1
         pending: str | None = None
         ids = 0
         loop = asyncio.get_running_loop()
-        async for frame in ws:
-            message = unpackb(frame)
+        due: float | None = None  # a paced seat's send time, and the version it chose at
+        chosen = -1
+        timed: tuple[float, int] | None = None  # (sent at, the accepted version awaited)
+        sent_at: float | None = None
+        while True:
+            try:
+                if due is None:
+                    frame = await ws.recv()
+                else:
+                    frame = await asyncio.wait_for(ws.recv(), max(0.0, due - loop.time()))
+            except TimeoutError:
+                frame = None
+            except ConnectionClosedOK:
+                return
+            message = unpackb(frame) if frame is not None else {}
             kind = message.get("type")
             if kind == "welcome":
                 version, mirror = message["version"], _mirror(message.get("view"))
             elif kind == "delta":
                 version, mirror = message["version"], follow(mirror, message["ops"])
+                tally.deliveries += 1
+                tally.delta_bytes += len(frame)  # type: ignore[arg-type]
             elif kind == "result":
                 if message.get("id") == pending:
                     pending = None
+                    if sent_at is not None and message.get("outcome") == "accepted":
+                        timed = (sent_at, message.get("version") or 0)
+                    elif sent_at is not None:
+                        tally.timed_open -= 1
+                    sent_at = None
             elif kind == "error":
                 if message.get("id") == pending:
                     pending = None
+                    tally.timed_open -= sent_at is not None
+                    sent_at = None
                 else:
                     tally.errors.append(str(message.get("code")))
                     return
-            else:
+            elif frame is not None:
                 continue
+            if timed is not None and version >= timed[1]:
+                tally.latencies.append(time.perf_counter() - timed[0])
+                tally.timed_open -= 1
+                timed = None
             if mirror["status"] == "over" or loop.time() > stop_at:
                 return
             legal = mirror["you"]["legal"]
-            if pending is None and legal:
-                ids += 1
-                pending = f"c{ids}"
-                command = rng.choice(legal)
-                await ws.send(packb({"type": "command", "id": pending, "expected": version,
-                                     "command": command}))  # fmt: skip
-                tally.sent += 1
+            if pending is not None or not legal:
+                due = None
+                continue
+            if think:
+                now = loop.time()
+                if due is None or version != chosen:  # (again if the view moved meanwhile)
+                    due, chosen = now + rng.expovariate(1.0 / think), version
+                    continue
+                if now < due:
+                    continue
+                due = None
+            ids += 1
+            pending = f"c{ids}"
+            command = rng.choice(legal)
+            sent_at = time.perf_counter() if tally.timing else None
+            tally.timed_open += sent_at is not None
+            await ws.send(packb({"type": "command", "id": pending, "expected": version,
+                                 "command": command}))  # fmt: skip
+            tally.sent += 1
 
 
-async def table_slot(url: str, seed: int, tally: Tally, stop_at: float, delay: float) -> None:
+async def table_slot(url: str, seed: int, tally: Tally, stop_at: float, delay: float,
+                     think: float = 0.0, spectators: int = 0) -> None:  # fmt: skip
     """Keep one table busy: after ``delay`` seconds (the tables come in over the warm-up, so
-    that their games do not all end at once), set a game up, play it out, again, until
-    ``stop_at``."""
+    that their games do not all end at once), set a game up, play it out (4 seats, thinking
+    ``think`` seconds, and ``spectators`` watching), again, until ``stop_at``."""
     rng = random.Random(seed)
     loop = asyncio.get_running_loop()
     await asyncio.sleep(delay)
@@ -142,8 +191,9 @@ async def table_slot(url: str, seed: int, tally: Tally, stop_at: float, delay: f
             await lobby.start(created.table, tokens[0])
         finally:
             await lobby.close()
-        seats = [lean_seat(url, created.table, t, random.Random(rng.random()), tally, stop_at)
-                 for t in tokens]  # fmt: skip
+        everyone: list[str | None] = [*tokens, *[None] * spectators]
+        seats = [lean_seat(url, created.table, t, random.Random(rng.random()), tally, stop_at,
+                           think) for t in everyone]  # fmt: skip
         results = await asyncio.gather(*seats, return_exceptions=True)
         for r in results:
             if isinstance(r, BaseException):

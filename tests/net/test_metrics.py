@@ -143,6 +143,9 @@ def test_gc_metrics_count_collections() -> None:
     text = generate_latest(registry)
     assert value(text, "echoridge_gc_collections_total", generation="0") >= 1
     assert value(text, "echoridge_gc_collections_total", generation="2") >= 1
+    assert value(text, "echoridge_gc_pause_seconds_count") >= 2
+    longest = value(text, "echoridge_gc_pause_max_seconds")
+    assert 0 < longest <= value(text, "echoridge_gc_pause_seconds_sum")
     gc.collect()  # no longer counted
     assert generate_latest(registry) == text
 

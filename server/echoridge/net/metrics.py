@@ -57,6 +57,10 @@ COMMAND_BUCKETS: Final = (
 LOOP_LAG_BUCKETS: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 """Bucket bounds of ``echoridge_loop_lag_seconds``, in seconds (+Inf is implied)."""
 
+GC_PAUSE_BUCKETS: Final = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0)
+"""Bucket bounds of ``echoridge_gc_pause_seconds``, in seconds (+Inf is implied): issue 26 wants
+no pause over 10 ms."""
+
 SESSIONS: Final = ("handshake", "lobby", "seat", "spectator")
 REFUSALS: Final = ("origin", "per_ip", "global")
 """Why a websocket handshake was refused before any session (``echoridge_connections_refused``)."""
@@ -232,9 +236,10 @@ def loop_lag_metrics(registry: CollectorRegistry) -> LoopLag:
 
 def watch_gc(registry: CollectorRegistry) -> Callable[[], None]:
     """Count the cyclic garbage collector's runs and the time they take, by generation
-    (``echoridge_gc_seconds_total``, ``echoridge_gc_collections_total``): a collection stops
-    the event loop, and its cost grows with the objects a node keeps (views, histories).
-    Returns the function that stops the counting."""
+    (``echoridge_gc_seconds_total``, ``echoridge_gc_collections_total``), and each pause
+    (``echoridge_gc_pause_seconds``, a histogram, and ``echoridge_gc_pause_max_seconds``): a
+    collection stops the event loop, and its cost grows with the objects a node keeps (views,
+    histories).  Returns the function that stops the counting."""
     seconds = Counter(
         "echoridge_gc_seconds_total",
         "Time the event loop spent in the cyclic garbage collector, in seconds.",
@@ -247,15 +252,33 @@ def watch_gc(registry: CollectorRegistry) -> Callable[[], None]:
         ("generation",),
         registry=registry,
     )
+    pauses = Histogram(
+        "echoridge_gc_pause_seconds",
+        "How long each collection of the cyclic garbage collector stopped the event loop.",
+        buckets=GC_PAUSE_BUCKETS,
+        registry=registry,
+    )
+    longest = Gauge(
+        "echoridge_gc_pause_max_seconds",
+        "The longest pause of the cyclic garbage collector since the server started, in seconds.",
+        registry=registry,
+        multiprocess_mode="max",
+    )
     started = [0.0]
+    worst = [0.0]
 
     def callback(phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             started[0] = time.perf_counter()
             return
+        pause = time.perf_counter() - started[0]
         generation = str(info.get("generation", "?"))
-        seconds.labels(generation=generation).inc(time.perf_counter() - started[0])
+        seconds.labels(generation=generation).inc(pause)
         runs.labels(generation=generation).inc()
+        pauses.observe(pause)
+        if pause > worst[0]:
+            worst[0] = pause
+            longest.set(pause)
 
     gc.callbacks.append(callback)
     return lambda: gc.callbacks.remove(callback)
