@@ -48,6 +48,16 @@ def server(servers: Callable[..., ServerProcess]) -> ServerProcess:  # noqa: F81
     return servers("--bot-delay", "0")
 
 
+async def play_last_entries(seat: Seat) -> None:
+    """Play a seat to the end by its last legal command (a Coffee Break or the like: a short,
+    quick game)."""
+    while not seat.over:
+        legal = seat.legal
+        if not legal:
+            await seat.wait(lambda v=seat.version: seat.version != v or seat.over)
+            continue
+        await seat.act(legal[-1])
+
 async def until(
     pilot: Pilot[Any], predicate: Callable[[], bool], what: str, timeout: float = 20.0
 ) -> None:
@@ -172,12 +182,7 @@ async def test_watch_renders_a_running_table(server: ServerProcess) -> None:
     await seat.wait(lambda: seat.status == "playing", 10)
 
     async def play_first_entries() -> None:
-        while not seat.over:
-            legal = seat.legal
-            if not legal:
-                await seat.wait(lambda v=seat.version: seat.version != v or seat.over)
-                continue
-            await seat.act(legal[-1])  # a Coffee Break or the like: a short, quick game
+        await play_last_entries(seat)
 
     app = EchoRidgeApp(server.url, watch=table)
     player: asyncio.Task[None] | None = None

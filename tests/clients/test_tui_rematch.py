@@ -16,7 +16,7 @@ from echoridge_client.tui import EchoRidgeApp
 from echoridge_client.tui.game import GameScreen
 from echoridge_client.tui.result import ResultScreen
 from echoridge_client.tui.waiting import WaitingScreen
-from tests.clients.test_tui import SIZE, text_of, until
+from tests.clients.test_tui import SIZE, play_last_entries, text_of, until
 from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 
 
@@ -38,12 +38,7 @@ async def finished_table(url: str) -> tuple[str, str]:
     seat = await Seat.sit(url, table, token)
     try:
         async with asyncio.timeout(90):
-            while not seat.over:
-                legal = seat.legal
-                if not legal:
-                    await seat.wait(lambda v=seat.version: seat.version != v or seat.over)
-                    continue
-                await seat.act(legal[-1])  # a Coffee Break or the like: a short, quick game
+            await play_last_entries(seat)
     finally:
         await seat.close()
     return table, token

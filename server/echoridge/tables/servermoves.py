@@ -136,18 +136,8 @@ class ServerMoves:
         )
 
     async def _auto_pass(self, seat: int, version: int) -> None:
-        with contextlib.suppress(StoreError, TableError):
-            async with self.lock:
-                if self.closed or self.version != version:
-                    return  # the seat (or anything else) moved first
-                rng = await self._rng()
-                if rng is None:
-                    return
-                try:
-                    events = decide(self.state, Proceed(seat), rng)
-                except RuleViolation:
-                    return
-                await self._append(seat, f"pass:{version}:{seat}", Proceed(seat), events)
+        with contextlib.suppress(StoreError, TableError):  # (the seat answers it then)
+            await self.server_move(Proceed(seat), f"pass:{version}:{seat}", seat, at=version)
 
     def _schedule_bot(self, seat: int, version: int, attempt: int = 0) -> None:
         loop = asyncio.get_running_loop()
@@ -341,11 +331,16 @@ class ServerMoves:
             return await self.server_move(ApplyDefault(seat), f"default:{self.version}:{seat}")
         return await self.server_move(HandOver(seat, "away"), f"away:{self.version}:{seat}")
 
-    async def server_move(self, command: Command, key: str, seat: int | None = None) -> Outcome:
-        """Decide and append a command the server makes (a timeout, a handover)."""
+    async def server_move(
+        self, command: Command, key: str, seat: int | None = None, at: int | None = None
+    ) -> Outcome:
+        """Decide and append a command the server makes (a timeout, a handover, an auto-pass);
+        with ``at``, only if the table is still at that version (else nothing: it moved on)."""
         from echoridge.tables.runner import Outcome
 
         async with self.lock:
+            if at is not None and (self.closed or self.version != at):
+                return Outcome("rejected", self.version, "command/stale_version")
             rng = await self._rng()
             if rng is None:
                 return Outcome("rejected", code="rules/game_not_started")
