@@ -120,13 +120,17 @@ async def test_a_coop_table_from_the_lobby_to_the_team_result(server: ServerProc
                 "the teammate's choice",
             )
             choice = session.you["team"]["accusations"][mate]
-            await until(pilot, lambda: choice in text_of(game, "#team"), "the board shows it")
+
+            def entries() -> list[str]:
+                return [t for t in menu_texts(game) if t.lstrip(" 0123456789.").startswith(
+                    f"Accuse {choice} ")]  # fmt: skip
+
+            # (the suspect's id may be on the board already, as a face-up card: wait for the menu)
+            await until(pilot, lambda: any("chosen by" in t for t in entries()), "the menu shows it")
+            assert len(entries()) == 1
             assert f"{choice} {suspect_name(choice)}" in text_of(game, "#team")
             assert "The team's accusation" in text_of(game, "#you")
             assert "joint accusation" in text_of(game, "#prompt")
-            entries = [t for t in menu_texts(game) if t.lstrip(" 0123456789.").startswith(
-                f"Accuse {choice} ")]  # fmt: skip
-            assert len(entries) == 1 and "chosen by" in entries[0]
 
             await pilot.press("enter")  # the first (highlighted) suspect
             await until(pilot, lambda: isinstance(app.screen, ResultScreen), "the result")

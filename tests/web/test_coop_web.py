@@ -112,7 +112,13 @@ def assert_coop_shown(person: Person, view: dict[str, Any], seat: bool) -> None:
     expect(team.locator("[data-team]")).to_have_attribute("data-team", "seat" if seat else "public")
     if seat:
         you = view["you"]
-        known = [",".join(map(str, t["block"])) for t in you["known_tokens"]]
+        blocks = view["city"]["blocks"]
+
+        def face_down(t: dict[str, Any]) -> bool:  # a token won or removed since is not listed
+            clue = blocks[(t["block"][1] - 1) * 5 + t["block"][0] - 1].get("clue")
+            return bool(clue) and clue["kind"] == t["kind"]
+
+        known = [",".join(map(str, t["block"])) for t in you["known_tokens"] if face_down(t)]
         tokens = team.locator(".team-tokens [data-token]")
         expect(tokens).to_have_count(len(known))  # (the page draws a moment after it reads)
         assert tokens.evaluate_all("els => els.map(e => e.dataset.token)") == known
