@@ -29,6 +29,7 @@ XREAD, the follower's, apart).  A window is ``disturbed`` when other processes u
 line is ``compare {json}``; never asserts on time.
 
 Usage: python bench/compare.py [--tables 200] [--seconds 60] [--warmup 10] [--quick] [--no-peer]
+       [--only-ours] [--py-spy FILE]
 """
 
 from __future__ import annotations
@@ -51,7 +52,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import floor
 import peer_bench
-from load_bench import IGNORED_CALLS, GameServer, command_calls, delta, histogram, start_server
+from load_bench import (
+    IGNORED_CALLS,
+    GameServer,
+    command_calls,
+    delta,
+    histogram,
+    py_spy,
+    start_server,
+)
 from workers_bench import Tally, table_slot
 
 DISTURBED = 0.1  # cores other processes may use during a window before it is marked disturbed
@@ -215,7 +224,8 @@ def run_ours(args: argparse.Namespace) -> dict[str, Any]:
             floor._send(g, f"go {t0} {t1}")
         time.sleep(max(0.0, t0 - time.time()))
         before = snapshot(server)
-        time.sleep(max(0.0, t1 - time.time()))
+        with py_spy(server.process.pid, args.py_spy):  # (its samples cost the server a little)
+            time.sleep(max(0.0, t1 - time.time()))
         after = snapshot(server)
         reports = [json.loads(floor._readline(g, 120, "our generator")) for g in generators]
     finally:
@@ -429,6 +439,12 @@ def main_compare(args: argparse.Namespace) -> int:
     runs["ours"] = ours = run_ours(args)
     peer_bench.emit("ours    ", ours)
     frame_bytes = round(ours["mean_frame_bytes"] or floor.FRAME_BYTES)
+    if args.only_ours:
+        runs["floor"] = runs["peer"] = None
+        skipped["floor"] = skipped["peer"] = "--only-ours"
+        out = report(args, runs, skipped)
+        print("compare", json.dumps(out), flush=True)
+        return 0
     try:
         runs["floor"] = run_floor(args, frame_bytes)
         peer_bench.emit("floor   ", runs["floor"])
@@ -465,6 +481,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--no-install",
         action="store_true",
         help="skip the peer rather than run npm ci if its packages are missing",
+    )
+    parser.add_argument("--only-ours", action="store_true", help="run our server only")
+    parser.add_argument(
+        "--py-spy", metavar="FILE", help="record our server's window with py-spy (raw stacks)"
     )
     parser.add_argument("--load", metavar="WS_URL", help=argparse.SUPPRESS)
     parser.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
