@@ -79,6 +79,7 @@ class GameScreen(Screen[None]):
         self.dirty = True
         self.sending = False
         self.commands: list[dict[str, Any]] = []  # what the menu offers, in legal order
+        self.entries: list[tuple[str | Text, str | None]] = []  # the menu's lines as drawn
         self.menu_version = -2
         self.result_shown = False
         self.alerted: BaseException | None = None
@@ -223,31 +224,45 @@ class GameScreen(Screen[None]):
         if self.sending:
             menu.disabled = True
             return
-        if legal != self.commands or self.menu_version < 0 or served != self.served:
-            self.commands, self.served = legal, served
+        entries = self._entries(view, legal, served)
+        if entries != self.entries or self.menu_version < 0:
+            # (also when what it says changes: a teammate's choice beside the same commands)
+            same_commands = legal == self.commands and self.menu_version >= 0
+            kept = menu.highlighted if same_commands else None
+            self.commands, self.served, self.entries = legal, served, entries
             self.menu_version = self.session.version
             menu.clear_options()
-            if self.read_only:
-                menu.add_option(Option("(spectating: no actions)", disabled=True))
-            elif view.get("status") == "over":
-                menu.add_option(Option("(the game is over: r shows the result)", disabled=True))
-            elif served:
-                words = "(the server plays for you now: b takes a handed-over seat back)"
-                menu.add_option(Option(words, disabled=True))
-            elif not legal:
-                menu.add_option(Option("(nothing to do: waiting)", disabled=True))
-            else:
-                hours = hours_of(view)
-                for n, i in enumerate(menu_order(view, legal), start=1):
-                    words = describe(legal[i], view, None if hours is None else hours[i])
-                    menu.add_option(Option(f"{n:>2}. {words}", id=str(i)))
-                for words in unavailable(view):  # greyed, with the reason
-                    menu.add_option(Option(Text(f"  - {words}", style="dim"), disabled=True))
-                menu.highlighted = 0
+            for words, ident in entries:
+                if ident is None:
+                    menu.add_option(Option(words, disabled=True))
+                else:
+                    menu.add_option(Option(words, id=ident))
+            menu.highlighted = kept if kept is not None and kept < len(entries) else 0
         was_disabled = menu.disabled
         menu.disabled = not legal
         if legal and (was_disabled or self.focused is None):
             menu.focus()  # a disabled menu lost the focus: give it back
+
+    def _entries(
+        self, view: dict[str, Any], legal: list[dict[str, Any]], served: bool
+    ) -> list[tuple[str | Text, str | None]]:
+        """The menu's lines: (words, the index in ``legal`` as an id), or (words, None) greyed."""
+        if self.read_only:
+            return [("(spectating: no actions)", None)]
+        if view.get("status") == "over":
+            return [("(the game is over: r shows the result)", None)]
+        if served:
+            return [("(the server plays for you now: b takes a handed-over seat back)", None)]
+        if not legal:
+            return [("(nothing to do: waiting)", None)]
+        hours = hours_of(view)
+        entries: list[tuple[str | Text, str | None]] = []
+        for n, i in enumerate(menu_order(view, legal), start=1):
+            words = describe(legal[i], view, None if hours is None else hours[i])
+            entries.append((f"{n:>2}. {words}", str(i)))
+        for words in unavailable(view):  # greyed, with the reason
+            entries.append((Text(f"  - {words}", style="dim"), None))
+        return entries
 
     # --- acting ---------------------------------------------------------------------------------
 
