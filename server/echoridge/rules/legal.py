@@ -63,6 +63,25 @@ def legal_actions(state: State, seat: int) -> tuple[c.Command, ...]:
 
 
 def options(state: State, seat: int) -> Options:
+    """What ``seat`` may do in ``state`` (see ``Options``).  The last few answers are kept by
+    the state's identity: a version's views, the server's auto-pass and its bots ask about the
+    same state one after the other, and states are never changed."""
+    key = (id(state), seat)
+    kept = _RECENT.get(key)
+    if kept is not None and kept[0] is state:
+        return kept[1]
+    made = _options(state, seat)
+    if len(_RECENT) >= RECENT:
+        del _RECENT[next(iter(_RECENT))]  # the oldest
+    _RECENT[key] = (state, made)
+    return made
+
+
+RECENT = 16  # answers of ``options`` kept (a 4-seat table's version asks of 4 seats)
+_RECENT: dict[tuple[int, int], tuple[State, Options]] = {}
+
+
+def _options(state: State, seat: int) -> Options:
     if state.status in (Status.NEW, Status.OVER) or not 0 <= seat < len(state.players):
         return Options()
     legal: list[c.Command] = []

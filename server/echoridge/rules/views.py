@@ -113,77 +113,120 @@ def view(state: State, viewer: Viewer, cache: ViewCache | None = None) -> dict[s
 
 
 def _public_sections(state: State, cache: ViewCache) -> dict[str, Any]:
-    """The sections every viewer sees alike (``city`` as a spectator sees it), interned."""
-    sections: dict[str, Any] = {
+    """The sections every viewer sees alike (``city`` as a spectator sees it), interned.
+
+    Each section is made again only when a part of the state it reads changed since the last
+    state this cache saw (its key: those parts, compared with ``==``, which is quick on the
+    same objects, and a version changes few); otherwise the section made then is used as it is.
+    A key must name everything its section reads (tests/rules/test_view_cache.py plays games
+    to check the sections equal those made without a cache)."""
+    players = state.players
+    mats = tuple((p.informants, p.witnesses, p.holding_tokens) for p in players)  # clues()
+    co = coop(state)
+
+    def section(name: str, key: Any, make: Any) -> Any:
+        return cache.memo(name, key, lambda: cache.intern(name, make()))
+
+    return {
         "status": state.status.value,
         "mode": state.mode.value,
-        "coop": _coop(state),
-        "turn": _turn(state),
+        "coop": section("coop", (state.mode, state.marker, state.rules, players if co else None),
+                        lambda: _coop(state)),
+        "turn": section("turn", state.turn, lambda: _turn(state)),
         "city": cache.memo(
             "city",
-            (state.tokens, state.slots, tuple(p.car for p in state.players), state.mobsters,
+            (state.tokens, state.slots, tuple(p.car for p in players), state.mobsters,
              state.layout, state.informants, state.witnesses, state.hq_holding),
-            lambda: _city(
+            lambda: cache.intern("city", _city(
                 state, frozenset(), False, functools.partial(_intern_block, cache, None)
-            ),
+            )),
         ),
-        "bag": dict(zip((c.value for c in COLORS), state.bag, strict=True)),
-        "track": {
-            "stacks": _stacks(state),
-            "lines": list(EVENT_LINES),
-            "crossed": sorted(state.lines),
-        },
-        "events": {
-            "slots": [
-                None
-                if a is None
-                else {
-                    "card": a.card,
-                    "tokens": [list(b) for b in a.tokens],
-                    "removed_by": list(a.removed_by),
-                    "card_mobsters": [c.value for c in a.card_mobsters],
-                    "deadline": a.deadline,
-                }
-                for a in state.slots
-            ],
-            "deck": len(state.event_deck),
-            "discard": list(state.event_discard),
-        },
-        "force": {
-            "deck": len(state.force_deck),
-            "discard": list(state.force_discard),
-            "pool": list(state.pool),
-        },
-        "suspects": {"deck": len(state.suspect_deck), "out_of_game": len(state.suspects_out)},
-        "evidence": [
-            {
-                "evidence": e.value,
-                "clues": sum(clues(state, p, e) for p in state.players),
-                "needed": CLUES_NEEDED[e],
-                "holder": holder(state, e),
-                "trait": _shown_trait(state, e),
-            }
-            for e in EVIDENCE_ORDER
-        ],
+        "bag": section("bag", state.bag, lambda: dict(
+            zip((c.value for c in COLORS), state.bag, strict=True))),
+        "track": section(
+            "track",
+            (state.order, tuple(p.space for p in players), state.lines),
+            lambda: {"stacks": _stacks(state), "lines": list(EVENT_LINES),
+                     "crossed": sorted(state.lines)},
+        ),
+        "events": section(
+            "events",
+            (state.slots, len(state.event_deck), state.event_discard),
+            lambda: _events(state),
+        ),
+        "force": section(
+            "force",
+            (len(state.force_deck), state.force_discard, state.pool),
+            lambda: {"deck": len(state.force_deck), "discard": list(state.force_discard),
+                     "pool": list(state.pool)},
+        ),
+        "suspects": section(
+            "suspects",
+            (len(state.suspect_deck), len(state.suspects_out)),
+            lambda: {"deck": len(state.suspect_deck), "out_of_game": len(state.suspects_out)},
+        ),
+        "evidence": section(
+            "evidence",
+            (state.tokens, mats, state.solved, state.mode, state.murderer),
+            lambda: _evidence(state),
+        ),
         "players": [
             cache.memo(
                 ("player", p.seat),
-                (p, state.tokens, state.solved, state.votes, state.team_force),
+                (p, state.tokens, state.solved, state.votes, state.team_force, state.mode),
                 lambda seat=p.seat: cache.intern(("player", seat), _player(state, seat)),
             )
-            for p in state.players
+            for p in players
         ],
-        "looks": [list(pair) for pair in state.looks],
+        "looks": section("looks", state.looks, lambda: [list(pair) for pair in state.looks]),
         "commitments": cache.memo(
             "commitments",
             state.commitments,
             lambda: {label: digest.hex() for label, digest in state.commitments},
         ),
-        "proofs": public_proofs(state),
-        "decisions": [_public_decision(d) for d in state.pending],
-        "result": _result(state) if state.status is Status.OVER else None,
+        "proofs": section(
+            "proofs",
+            (state.tokens, state.salts,
+             co and (tuple(p.suspects for p in players), state.solved, state.deck_order,
+                     state.murderer)),
+            lambda: public_proofs(state),
+        ),
+        "decisions": section("decisions", state.pending,
+                             lambda: [_public_decision(d) for d in state.pending]),
+        "result": cache.intern("result", _result(state)) if state.status is Status.OVER else None,
+    }  # fmt: skip
+
+
+def _events(state: State) -> dict[str, Any]:
+    return {
+        "slots": [
+            None
+            if a is None
+            else {
+                "card": a.card,
+                "tokens": [list(b) for b in a.tokens],
+                "removed_by": list(a.removed_by),
+                "card_mobsters": [c.value for c in a.card_mobsters],
+                "deadline": a.deadline,
+            }
+            for a in state.slots
+        ],
+        "deck": len(state.event_deck),
+        "discard": list(state.event_discard),
     }
-    return {name: cache.intern(name, value) for name, value in sections.items()}
+
+
+def _evidence(state: State) -> list[dict[str, Any]]:
+    return [
+        {
+            "evidence": e.value,
+            "clues": sum(clues(state, p, e) for p in state.players),
+            "needed": CLUES_NEEDED[e],
+            "holder": holder(state, e),
+            "trait": _shown_trait(state, e),
+        }
+        for e in EVIDENCE_ORDER
+    ]
 
 
 def _coop(state: State) -> dict[str, Any] | None:
