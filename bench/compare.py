@@ -63,6 +63,7 @@ from load_bench import (
 )
 from workers_bench import Tally, table_slot
 
+GC = "echoridge_gc_"  # the garbage collector's metrics
 DISTURBED = 0.1  # cores other processes may use during a window before it is marked disturbed
 # Issue 26's targets at 200 tables: (compare key, at most, what).
 TARGETS = (
@@ -278,6 +279,13 @@ def run_ours(args: argparse.Namespace) -> dict[str, Any]:
         "server_cpu_utilisation": round(server_cpu / seconds, 3),
         "gc_share": round(gc_seconds / server_cpu, 4) if server_cpu else None,
         "gc_seconds": round(gc_seconds, 3),
+        "gc_by_generation": {
+            g: {
+                "collections": int(delta(b, a, f'{GC}collections_total{{generation="{g}"}}')),
+                "seconds": round(delta(b, a, f'{GC}seconds_total{{generation="{g}"}}'), 3),
+            }
+            for g in "012"
+        },
         "max_gc_pause_ms": round(gc_pause * 1000, 2),
         "server_loop_lag_max_ms": round(lag * 1000, 1),
         "redis_calls_per_command": per_command(redis_calls, 1.0),
