@@ -96,3 +96,47 @@ def test_a_stakeout_by_day_says_it_is_a_night_action() -> None:
         0,
     )
     assert not any(u["type"] == "stakeout" for u in view(night, Seat(0))["you"]["unavailable"])
+
+
+def checked_one_by_one(state: State, seat: int) -> tuple[list[c.Command], dict[str, list[str]]]:
+    """``options`` without its shortcut: every candidate checked, each refusal's codes kept."""
+    from echoridge.rules import legal
+    from echoridge.rules.engine import check
+
+    accepted: list[c.Command] = []
+    refused: dict[str, list[str]] = {}
+    for cmd in legal._candidates(state, seat):
+        try:
+            check(state, cmd)
+        except RuleViolation as exc:
+            codes = refused.setdefault(tag_of(cmd), [])
+            if exc.code not in codes:
+                codes.append(exc.code)
+            continue
+        accepted.append(cmd)
+    return accepted, refused
+
+
+def test_options_skips_no_risk_that_a_check_would_accept() -> None:
+    """A risk action refused at its lowest risk by a rule checked before the risk is not
+    checked at its other risks (legal._RISKY): the commands and the first refusal of each
+    action are those of checking every candidate, in co-op and competitive games alike."""
+    from echoridge.rules.legal import _VAGUE, _options
+
+    seen = 0
+    for mode, players in (("competitive", 3), ("cooperative", 2), ("competitive", 4)):
+        for game in range(4):
+            for _, _, state in play_random(players, game_seed(57, game), mode=mode):
+                for seat in range(len(state.players)):
+                    made = _options(state, seat)
+                    accepted, refused = checked_one_by_one(state, seat)
+                    assert list(made.legal) == accepted
+                    kinds = {tag_of(cmd) for cmd in accepted}
+                    first = {k: codes for k, codes in refused.items() if k not in kinds}
+                    assert made.unavailable == tuple(
+                        (k, next((x for x in first[k] if x not in _VAGUE), first[k][0]))
+                        for k in ACTION_TYPES
+                        if k in first
+                    )
+                    seen += bool(accepted)
+    assert seen > 500

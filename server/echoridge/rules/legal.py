@@ -87,13 +87,19 @@ def _options(state: State, seat: int) -> Options:
     legal: list[c.Command] = []
     hours: list[int] = []
     refused: dict[str, list[str]] = {}
+    settled: set[tuple[type, bool]] = set()  # risk actions refused whatever the risk
     for cmd in _candidates(state, seat):
+        family = _risk_family(cmd)
+        if family is not None and family in settled:
+            continue  # (its lowest risk was refused by a rule checked before the risk)
         try:
             execute = check(state, cmd)
         except RuleViolation as exc:
             codes = refused.setdefault(tag_of(cmd), [])
             if exc.code not in codes:
                 codes.append(exc.code)
+            if family is not None and exc.code not in _RISKY:
+                settled.add(family)
             continue
         legal.append(cmd)
         hours.append(hours_of(execute))
@@ -104,6 +110,20 @@ def _options(state: State, seat: int) -> Options:
         if kind in refused and kind not in acted
     )
     return Options(tuple(legal), tuple(hours), unavailable)
+
+
+# The codes of actions.check_action that depend on the declared risk: it reads the risk only
+# after every other rule, so a risk action refused with another code at its lowest risk is
+# refused with that code at every risk (tests/rules/test_options.py holds the shortcut to
+# checking them all).
+_RISKY = frozenset({"rules/risk_out_of_range", "rules/over_hour_cap"})
+
+
+def _risk_family(cmd: c.Command) -> tuple[type, bool] | None:
+    """A risk action's variants that differ only in their risk (its type and Night Shift)."""
+    if isinstance(cmd, c.CallForBackup | c.Stakeout):
+        return (type(cmd), cmd.night_shift)
+    return None
 
 
 def nothing_to_play(state: State) -> int | None:
