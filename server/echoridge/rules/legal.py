@@ -13,6 +13,7 @@ candidate raises the code a ``result`` would carry), so they cannot disagree wit
 from __future__ import annotations
 
 import heapq
+import weakref
 from dataclasses import dataclass
 
 from echoridge.rules import commands as c
@@ -68,17 +69,17 @@ def options(state: State, seat: int) -> Options:
     same state one after the other, and states are never changed."""
     key = (id(state), seat)
     kept = _RECENT.get(key)
-    if kept is not None and kept[0] is state:
+    if kept is not None and kept[0]() is state:
         return kept[1]
     made = _options(state, seat)
     if len(_RECENT) >= RECENT:
         del _RECENT[next(iter(_RECENT))]  # the oldest
-    _RECENT[key] = (state, made)
+    _RECENT[key] = (weakref.ref(state), made)  # (a state is freed when its table lets go)
     return made
 
 
 RECENT = 16  # answers of ``options`` kept (a 4-seat table's version asks of 4 seats)
-_RECENT: dict[tuple[int, int], tuple[State, Options]] = {}
+_RECENT: dict[tuple[int, int], tuple[weakref.ref[State], Options]] = {}
 
 
 def _options(state: State, seat: int) -> Options:
