@@ -75,12 +75,22 @@ def diff(old: Any, new: Any) -> list[Op]:
     return ops
 
 
-def diff_sections(old: Any, new: Any, memo: dict[tuple[str, int, int], list[Op]]) -> list[Op]:
+def diff_sections(
+    old: Any,
+    new: Any,
+    memo: dict[tuple[str, int, int], list[Op]],
+    used: list[tuple[str, int, int]] | None = None,
+) -> list[Op]:
     """``diff(old, new)``, the same ops, with each top-level section's ops taken from ``memo``
     when the same pair of objects was diffed before: views of one version made through one
     ``ViewCache`` share their public sections, so fan-out diffs each of them once, not once
-    per viewer.  ``memo`` must only live while the objects it names do (ids are its keys)."""
+    per viewer.  ``memo`` must only live while the objects it names do (ids are its keys).
+    ``used`` (when given) receives the memo's keys of the sections that changed, in order: two
+    diffs with the same keys made the same ops (with none when ``old`` and ``new`` are not
+    maps of the same keys)."""
     if type(old) is not dict or type(new) is not dict or old.keys() != new.keys():
+        if used is not None:
+            used.append(("", id(old), id(new)))
         return diff(old, new)
     ops: list[Op] = []
     for k, vb in new.items():
@@ -91,6 +101,8 @@ def diff_sections(old: Any, new: Any, memo: dict[tuple[str, int, int], list[Op]]
         part = memo.get(key)
         if part is None:
             part = memo[key] = diff({k: va}, {k: vb})
+        if used is not None:
+            used.append(key)
         ops.extend(part)
     return ops
 

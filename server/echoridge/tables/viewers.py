@@ -106,6 +106,14 @@ def log_viewer(state: State, key: int) -> Viewer:
     return Seat(key)
 
 
+def _same_entries(a: tuple[Entry, ...] | None, b: tuple[Entry, ...] | None) -> bool:
+    """The same log entries: the same objects (a public entry is one object for every viewer;
+    entries equal but apart count as different, which only costs an encoding)."""
+    if a is None or b is None:
+        return a is b
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+
+
 class Viewers:
     """The viewer side of ``TableRunner`` (runner.py), which holds the state it reads."""
 
@@ -171,6 +179,7 @@ class Viewers:
 
     def _fan_out(self) -> None:
         shared: dict[tuple[str, int, int], list[Any]] = {}  # the sections' ops, this round
+        frames: dict[Any, list[tuple[tuple[Entry, ...] | None, Encoded]]] = {}  # its deltas
         for key, group in self.groups.items():
             target = self._target(key)
             while group.version < target:
@@ -180,7 +189,7 @@ class Viewers:
                         sink.close(4011, "resync", drop=True)
                     group.sinks.clear()
                     break
-                self._step(key, group, group.version + 1, state, shared)
+                self._step(key, group, group.version + 1, state, shared, frames)
 
     def _entries(self, key: int, version: int, state: State) -> tuple[Entry, ...] | None:
         """A delta's log: the entries of ``version`` (which made ``state``) for this viewer."""
@@ -206,16 +215,21 @@ class Viewers:
         version: int,
         state: State,
         shared: dict[tuple[str, int, int], list[Any]],
+        frames: dict[Any, list[tuple[tuple[Entry, ...] | None, Encoded]]],
     ) -> None:
+        """Bring ``group`` to ``version``.  Viewers whose delta is the same (the same sections
+        changed alike, as every seat's but the one that acted, and the same log entries) share
+        one ``Encoded``: it is encoded once per subprotocol for all of them."""
         new = viewer_view(state, key, self._views(key))
-        delta = m.Delta(
-            table=self.table,
-            epoch=self.epoch,
-            version=version,
-            ops=diff_sections(group.view, new, shared),  # public sections diffed once
-            log=self._entries(key, version, state),
-        )
-        Encoded(delta).send(group.sinks)
+        used: list[tuple[str, int, int]] = []
+        ops = diff_sections(group.view, new, shared, used)  # public sections diffed once
+        log = self._entries(key, version, state)
+        same = frames.setdefault((version, tuple(used)), [])
+        encoded = next((e for said, e in same if _same_entries(said, log)), None)
+        if encoded is None:
+            encoded = Encoded(m.Delta(self.table, self.epoch, version, ops, log))
+            same.append((log, encoded))
+        encoded.send(group.sinks)
         group.view, group.version = new, version
         if key == SPECTATORS:
             self.chat.released(version)  # the table's chat lines said at this version
