@@ -13,7 +13,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from echoridge.rules.board import BLOCKS
+from echoridge.rules.board import BLOCKS, Block
 from echoridge.rules.data import (
     CLUES_NEEDED,
     COLORS,
@@ -64,8 +64,13 @@ SPECTATOR = Spectator()
 EVERYONE = Everyone()
 
 
-def _intern_block(cache: ViewCache, viewer: Any, i: int, block: Any) -> Any:
-    return cache.intern(("block", viewer, i), block)
+def _intern_block(cache: ViewCache, viewer: Any, i: int, key: Any, make: Any) -> Any:
+    """Block ``i`` of the city ``viewer`` sees: made again only when what it shows changed."""
+    return cache.memo(("block", viewer, i), key, lambda: cache.intern(("block", viewer, i), make()))
+
+
+def _make(i: int, key: Any, make: Any) -> Any:
+    return make()
 
 
 def view(state: State, viewer: Viewer, cache: ViewCache | None = None) -> dict[str, Any]:
@@ -281,8 +286,10 @@ def _city(
     state: State,
     known: frozenset[tuple[int, int]],
     everyone: bool,
-    intern: Any = lambda slot, value: value,
+    block_of: Any = _make,
 ) -> dict[str, Any]:
+    """The city; ``block_of(i, key, make)`` gives block ``i`` (``make()``, or the block made
+    before from an equal ``key``: everything the block shows)."""
     on_block = {t.block: t for t in state.tokens if t.place is Place.CITY}
     events: dict[tuple[int, int], list[int]] = {}
     for i, a in enumerate(state.slots):
@@ -293,19 +300,27 @@ def _city(
     for p in state.players:
         cars.setdefault(p.car, []).append(p.seat)
     blocks = []
+    names = state.layout
     for i, b in enumerate(BLOCKS):
         mob = state.mobsters[i]
         tok = on_block.get(b)
-        block = {
-            "block": list(b),
-            "name": state.layout[i] if state.layout else "",
-            "hq": b == HQ,
-            "mobster": mob.value if mob is not None else None,
-            "clue": _clue(tok, known, everyone) if tok is not None else None,
-            "events": events.get(b, []),
-            "cars": cars.get(b, []),
-        }
-        blocks.append(intern(i, block))
+        here, parked = events.get(b, []), cars.get(b, [])
+
+        def make(i: int = i, b: Block = b, mob: Any = mob, tok: Any = tok,
+                 here: list[int] = here, parked: list[int] = parked) -> dict[str, Any]:
+            return {
+                "block": list(b),
+                "name": names[i] if names else "",
+                "hq": b == HQ,
+                "mobster": mob.value if mob is not None else None,
+                "clue": _clue(tok, known, everyone) if tok is not None else None,
+                "events": here,
+                "cars": parked,
+            }
+
+        shown = tok is not None and (everyone or tok.block in known)
+        key = (mob, tok, shown, tuple(here), tuple(parked), names)
+        blocks.append(block_of(i, key, make))
     return {
         "blocks": blocks,
         "informants": sorted(state.informants),
