@@ -36,6 +36,8 @@ from echoridge_protocol import messages as m
 
 log = get_logger("echoridge.tables")
 
+YIELD_EVERY = 8  # versions replayed between two returns to the event loop (~2 ms: a 4-player
+# game's replay, 30-60 ms at once, stopped every table of the node for as long)
 PREPARED = 16  # transcripts kept encoded per node (a 4-player game's: ~120 KB with its JSON)
 
 
@@ -136,10 +138,12 @@ class Transcripts:
             entries = await self.node.storage.log.load(table)
         except StoreError as exc:
             raise TableError("table/damaged") from exc
-        for entry in entries:
+        for n, entry in enumerate(entries, start=1):
             for e in entry.events:
                 state = evolve(state, e)
             recorder.record(entry.seat, entry.command, entry.events, state)
+            if n % YIELD_EVERY == 0:
+                await asyncio.sleep(0)  # let the node's tables move meanwhile
         # The log is the truth: the metadata may have missed "over" (Redis away, or failing
         # over, as the last entry was appended), and is repaired here.
         if state.status is not Status.OVER:
