@@ -247,7 +247,7 @@ def run_ours(args: argparse.Namespace) -> dict[str, Any]:
     server_cpu = after["server"] - before["server"]
     redis_cpu = after["redis"] - before["redis"]
     generator_cpu = sum(r["cpu_seconds"] for r in reports)
-    gc_seconds = sum(delta(b, a, f'echoridge_gc_seconds_total{{generation="{g}"}}') for g in "012")
+    gc_seconds = sum(delta(b, a, f'{GC}seconds_total{{generation="{g}"}}') for g in "012")
     calls = after["calls"] - before["calls"]
     xread = calls["xread"]
     redis_calls = sum(n for name, n in calls.items() if name not in IGNORED_CALLS | {"xread"})

@@ -33,8 +33,9 @@ from echoridge.tables.quota import LobbyLimits
 
 log = get_logger("echoridge.serve")
 
-# gc.set_threshold: CPython's young generations, and no automatic full collection (see
-# collect_fully and docs/server.md, "Garbage collection")
+# gc.set_threshold: the youngest generation as CPython's default, the middle one all but never
+# (its survivors are frozen: freeze_survivors), no automatic full collection (collect_fully;
+# docs/server.md, "Garbage collection")
 GC_THRESHOLDS = (700, 1_000, 1_000_000)
 FREEZE_SECONDS = 1.0  # seconds between two moves of the young collection's survivors out of it
 LOOP_LAG_TICK = 0.1  # seconds between two measurements of the event loop's lag

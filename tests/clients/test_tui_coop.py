@@ -126,7 +126,8 @@ async def test_a_coop_table_from_the_lobby_to_the_team_result(server: ServerProc
                     f"Accuse {choice} ")]  # fmt: skip
 
             # (the suspect's id may be on the board already, as a face-up card: wait for the menu)
-            await until(pilot, lambda: any("chosen by" in t for t in entries()), "the menu shows it")
+            shown = lambda: any("chosen by" in t for t in entries())  # noqa: E731
+            await until(pilot, shown, "the menu shows it")
             assert len(entries()) == 1
             assert f"{choice} {suspect_name(choice)}" in text_of(game, "#team")
             assert "The team's accusation" in text_of(game, "#you")

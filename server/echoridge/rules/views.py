@@ -305,27 +305,37 @@ def _city(
         mob = state.mobsters[i]
         tok = on_block.get(b)
         here, parked = events.get(b, []), cars.get(b, [])
-
-        def make(i: int = i, b: Block = b, mob: Any = mob, tok: Any = tok,
-                 here: list[int] = here, parked: list[int] = parked) -> dict[str, Any]:
-            return {
-                "block": list(b),
-                "name": names[i] if names else "",
-                "hq": b == HQ,
-                "mobster": mob.value if mob is not None else None,
-                "clue": _clue(tok, known, everyone) if tok is not None else None,
-                "events": here,
-                "cars": parked,
-            }
-
+        name = names[i] if names else ""
+        make = functools.partial(_block, b, name, mob, tok, known, everyone, here, parked)
         shown = tok is not None and (everyone or tok.block in known)
-        key = (mob, tok, shown, tuple(here), tuple(parked), names)
+        key = (mob, tok, shown, tuple(here), tuple(parked), name)
         blocks.append(block_of(i, key, make))
     return {
         "blocks": blocks,
         "informants": sorted(state.informants),
         "witnesses": sorted(state.witnesses),
         "holding_tokens": [c.value for c in state.hq_holding],
+    }
+
+
+def _block(
+    b: Block,
+    name: str,
+    mob: Any,
+    tok: ClueToken | None,
+    known: frozenset[tuple[int, int]],
+    everyone: bool,
+    events: list[int],
+    cars: list[int],
+) -> dict[str, Any]:
+    return {
+        "block": list(b),
+        "name": name,
+        "hq": b == HQ,
+        "mobster": mob.value if mob is not None else None,
+        "clue": _clue(tok, known, everyone) if tok is not None else None,
+        "events": events,
+        "cars": cars,
     }
 
 

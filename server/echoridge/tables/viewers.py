@@ -106,14 +106,6 @@ def log_viewer(state: State, key: int) -> Viewer:
     return Seat(key)
 
 
-def _same_entries(a: tuple[Entry, ...] | None, b: tuple[Entry, ...] | None) -> bool:
-    """The same log entries: the same objects (a public entry is one object for every viewer;
-    entries equal but apart count as different, which only costs an encoding)."""
-    if a is None or b is None:
-        return a is b
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
-
-
 class Viewers:
     """The viewer side of ``TableRunner`` (runner.py), which holds the state it reads."""
 
@@ -179,7 +171,7 @@ class Viewers:
 
     def _fan_out(self) -> None:
         shared: dict[tuple[str, int, int], list[Any]] = {}  # the sections' ops, this round
-        frames: dict[Any, list[tuple[tuple[Entry, ...] | None, Encoded]]] = {}  # its deltas
+        frames: dict[Any, Encoded] = {}  # its deltas, by what they are made of
         for key, group in self.groups.items():
             target = self._target(key)
             while group.version < target:
@@ -215,7 +207,7 @@ class Viewers:
         version: int,
         state: State,
         shared: dict[tuple[str, int, int], list[Any]],
-        frames: dict[Any, list[tuple[tuple[Entry, ...] | None, Encoded]]],
+        frames: dict[Any, Encoded],
     ) -> None:
         """Bring ``group`` to ``version``.  Viewers whose delta is the same (the same sections
         changed alike, as every seat's but the one that acted, and the same log entries) share
@@ -224,11 +216,11 @@ class Viewers:
         used: list[tuple[str, int, int]] = []
         ops = diff_sections(group.view, new, shared, used)  # public sections diffed once
         log = self._entries(key, version, state)
-        same = frames.setdefault((version, tuple(used)), [])
-        encoded = next((e for said, e in same if _same_entries(said, log)), None)
+        # (a public entry is one object for every viewer, kept in self.told: ids name them)
+        made_of = (version, tuple(used), None if log is None else tuple(map(id, log)))
+        encoded = frames.get(made_of)
         if encoded is None:
-            encoded = Encoded(m.Delta(self.table, self.epoch, version, ops, log))
-            same.append((log, encoded))
+            encoded = frames[made_of] = Encoded(m.Delta(self.table, self.epoch, version, ops, log))
         encoded.send(group.sinks)
         group.view, group.version = new, version
         if key == SPECTATORS:

@@ -85,7 +85,6 @@ class GameScreen(Screen[None]):
         self.alerted: BaseException | None = None
         self.log_lines: list[str] = []  # every line of the log panel, for tests
         self.sent = 0  # commands chosen from the menu
-        self.served = False  # the server plays this seat now
         self.offered: frozenset[str] = frozenset()  # the kinds of you.controls the keys show
         self.last: lastmove.LastMove | None = None  # the last move, as the board shows it
 
@@ -229,7 +228,7 @@ class GameScreen(Screen[None]):
             # (also when what it says changes: a teammate's choice beside the same commands)
             same_commands = legal == self.commands and self.menu_version >= 0
             kept = menu.highlighted if same_commands else None
-            self.commands, self.served, self.entries = legal, served, entries
+            self.commands, self.entries = legal, entries
             self.menu_version = self.session.version
             menu.clear_options()
             for words, ident in entries:
