@@ -80,6 +80,7 @@ class GameScreen(Screen[None]):
         self.sending = False
         self.commands: list[dict[str, Any]] = []  # what the menu offers, in legal order
         self.entries: list[tuple[str | Text, str | None]] = []  # the menu's lines as drawn
+        self.served = False  # the server plays this seat now
         self.menu_version = -2
         self.result_shown = False
         self.alerted: BaseException | None = None
@@ -228,7 +229,7 @@ class GameScreen(Screen[None]):
             # (also when what it says changes: a teammate's choice beside the same commands)
             same_commands = legal == self.commands and self.menu_version >= 0
             kept = menu.highlighted if same_commands else None
-            self.commands, self.entries = legal, entries
+            self.commands, self.served, self.entries = legal, served, entries
             self.menu_version = self.session.version
             menu.clear_options()
             for words, ident in entries:
