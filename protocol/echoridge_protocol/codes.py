@@ -107,6 +107,10 @@ SESSION_CODES: Final[dict[str, str]] = {
     "table/closed": (
         "That table was closed: by its creator, or because its game did not start in time."
     ),
+    "table/archived": (
+        "That game is over and archived: its transcript remains, the table can no longer be"
+        " joined or watched."
+    ),
     "table/bad_clock": "That clock is outside the server's limits.",
     "table/seat_free": "Nobody holds that seat.",
     "table/bad_mode": "Cooperative needs 2 to 4 seats, solo 1 seat.",

@@ -9,8 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from echoridge import archivecli
 from echoridge.net.gate import Admission
 from echoridge.net.limits import Limits
+from echoridge.tables.archiving import GRACE_SECONDS
 from echoridge.tables.quota import LobbyLimits
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"  # play: the server of `make run`
@@ -22,6 +24,18 @@ MODE_CHOICES = ("competitive", "cooperative")
 def _mode(value: str) -> str:
     """``--mode``: ``competitive``, or ``coop`` / ``cooperative``."""
     return "cooperative" if value == "coop" else value
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _duration(value: str) -> int:
+    """``--keep-finished``: a whole number of seconds, minutes, hours or days (``30d``)."""
+    text = value.strip().lower()
+    unit = _UNITS.get(text[-1:], 0) if text else 0
+    if not unit or not text[:-1].isdigit() or int(text[:-1]) < 1:
+        raise argparse.ArgumentTypeError("a duration is a whole number and s, m, h or d: 30d")
+    return int(text[:-1]) * unit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,6 +216,24 @@ def main(argv: list[str] | None = None) -> int:
         "services that refuse CONFIG GET)",
     )
 
+    srv.add_argument(
+        "--archive-grace",
+        type=int,
+        default=GRACE_SECONDS,
+        metavar="SECONDS",
+        help="release a finished game's live keys (log, metadata, chat) this long after its "
+        "end, keeping its archive: transcript and record (default %(default)s: an hour)",
+    )
+    srv.add_argument(
+        "--keep-finished",
+        type=_duration,
+        default=None,
+        metavar="DURATION",
+        help="drop archived games this long after their end: 30d, 12h, 90m, 3600s "
+        "(default: keep them)",
+    )
+    archivecli.add_parser(sub)
+
     sim = sub.add_parser("simulate", help="play random games in-process and report")
     sim.add_argument("--games", type=int, default=100)
     sim.add_argument("--players", type=int, default=4, choices=range(1, 5))
@@ -313,6 +345,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--ping-interval, --idle-timeout and --commands-per-second are positive")
         if args.replica_acks < 0:
             parser.error("--replica-acks is 0 or more")
+        if args.archive_grace < 0:
+            parser.error("--archive-grace is 0 or more")
         if args.notify_url and not args.notify_secret:
             parser.error("--notify-url needs a secret: set ECHORIDGE_NOTIFY_SECRET")
         from echoridge.workers import worker_count
@@ -345,8 +379,12 @@ def main(argv: list[str] | None = None) -> int:
                 workers=workers,
                 table_affinity=not args.no_table_affinity,
                 replica_acks=args.replica_acks,
+                archive_grace=args.archive_grace,
+                keep_finished=args.keep_finished,
             )
         )
+    if args.command == "archive":
+        return archivecli.run(args)
     if args.command == "simulate":
         from echoridge.simulate import simulate
 

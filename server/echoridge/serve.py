@@ -27,6 +27,7 @@ from echoridge.store import Storage, StoreError
 from echoridge.store.connection import POOL_CONNECTIONS, is_cluster
 from echoridge.store.embedded import EmbeddedRedis
 from echoridge.tables import Node
+from echoridge.tables.archiving import GRACE_SECONDS
 from echoridge.tables.notices import Notices
 from echoridge.tables.notify import Notifier
 from echoridge.tables.quota import LobbyLimits
@@ -69,6 +70,8 @@ class Options:
     handoff_dir: str | None = None  # set by the supervisor: the workers' hand-off sockets
     host_counts: str | None = None  # set by the supervisor: the workers' shared connection counts
     replica_acks: int = 0  # appends acknowledged once on this many replicas (WAIT)
+    archive_grace: float = GRACE_SECONDS  # finished games' live keys released after (archiving)
+    keep_finished: float | None = None  # archived games dropped after this long (None: kept)
 
 
 async def _shut_down(server: GameServer, node: Node, notifier: Any, storage: Storage) -> None:
@@ -107,6 +110,8 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
         node.bot_delay = options.bot_delay
         node.pass_delay = options.pass_delay
         node.clock_floor = options.clock_floor
+        node.archiver.grace_seconds = options.archive_grace
+        node.archiver.keep_seconds = options.keep_finished
         notifier = None
         if options.notify_url:
             notifier = Notifier(options.notify_url, options.notify_secret)

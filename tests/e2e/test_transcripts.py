@@ -1,7 +1,7 @@
 """Finished games' transcripts built once (tables/transcripts.py, store/transcripts.py), on a
 real server and redis-server: a one-seat game played by an SDK bot.  Its transcript is refused
 before the end as ever, and kept nowhere; once the game is over the server that appended the
-end keeps it, unasked, in ``er:{table}:transcript`` (zlib of msgpack, no time to live like the
+end keeps it, unasked, in ``er:{table}:transcript`` (xz of msgpack, no time to live like the
 table's metadata); every download is the kept document, in exactly the frames a fresh build from
 the log would give; and a kept transcript that is gone (a game finished before transcripts were
 kept) is built and kept again at the next request."""
@@ -9,7 +9,6 @@ kept) is built and kept again at the next request."""
 from __future__ import annotations
 
 import asyncio
-import zlib
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -21,6 +20,7 @@ from websockets.typing import Subprotocol
 
 from echoridge.rules import State, evolve
 from echoridge.store import Storage, keys
+from echoridge.store.archive import decompress
 from echoridge.transcript import Recorder, replay
 from echoridge_client.errors import Refused
 from echoridge_client.lobby import Lobby
@@ -142,8 +142,8 @@ async def test_the_end_keeps_the_transcript_once_compressed_and_downloads_send_i
     stored = await kept(redis, table)  # kept by the end itself: nobody has asked for it
     assert stored is not None, "the finished game's transcript was not kept"
     assert await redis.pttl(keys.transcript(table)) == await redis.pttl(keys.meta(table)) == -1
-    packed = zlib.decompress(stored)
-    assert len(stored) < len(packed) / 2
+    packed = decompress(stored)
+    assert packed is not None and len(stored) < len(packed) / 4
     document = msgpack.unpackb(packed)
     fresh = await fresh_build(redis_server.url, table)
     assert document == fresh and replay(document).ok
@@ -168,7 +168,7 @@ async def test_a_transcript_no_longer_kept_is_built_and_kept_at_the_request(
     assert served == fresh
     after = await redis.get(keys.transcript(table))  # kept again, by that request
     assert after is not None, "the transcript was not kept at the request"
-    assert msgpack.unpackb(zlib.decompress(after)) == fresh
+    assert msgpack.unpackb(decompress(after)) == fresh
     assert await download(server.url, table, m.SUBPROTOCOL_MSGPACK) == codec.encode(
         m.Transcript("tr", table, fresh), m.SUBPROTOCOL_MSGPACK
     )

@@ -29,6 +29,7 @@ export function errorText(err) {
       case "table/not_found": return "There is no such table.";
       case "table/not_full": return "Not every seat is taken yet: invite friends or add bots.";
       case "table/closed": return "This table was closed: by its creator, or because its game did not start in time.";
+      case "table/archived": return "This game is over and archived: the table is closed, its transcript remains.";
       case "table/seat_free": return "Nobody holds that seat now.";
       case "table/bad_clock": return `That clock is outside this server's limits: ${err.message}`;
       default: return `${err.message} (${err.code})`;

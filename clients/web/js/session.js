@@ -357,6 +357,8 @@ function describeRefusal(err) {
       return "This table's history cannot be read; the table is closed.";
     case "table/closed":
       return "This table was closed: by its creator, or because its game did not start in time.";
+    case "table/archived":
+      return "This game is over and archived: the table is closed, its transcript remains.";
     default:
       return err.message || err.code;
   }
@@ -367,6 +369,7 @@ function closeWords(code, bye) {
   const reason = String((bye && bye.reason) || "");
   if (code === 4009) return "This seat was opened in another window or tab.";
   if (code === 4004 && reason.startsWith("table/closed")) return "This table was closed: by its creator, or because its game did not start in time.";
+  if (code === 4004 && reason.startsWith("table/archived")) return "This game is over and archived: the table is closed, its transcript remains.";
   if (code === 4001 && reason.startsWith("auth/")) {
     return "This seat is not yours any more: the table's creator removed you, or the seat was given up.";
   }

@@ -83,7 +83,8 @@ def client(url: str, **options: Any) -> Redis:
 
 SCRIPT_NAMES = (
     "APPEND", "CREATE_TABLE", "UPDATE_META", "JOIN", "LEAVE", "START", "CLOSE", "EXPIRE",
-    "PRESENCE", "RESERVE", "CLAIM", "KEEP_TRANSCRIPT",
+    "PRESENCE", "RESERVE", "CLAIM", "ARCHIVE",
+    "RELEASE",
 )
 
 

@@ -31,15 +31,28 @@ def secrets(table: str) -> str:
 
 
 def transcript(table: str) -> str:
-    """String: the finished game's public transcript, msgpack compressed with zlib, written
-    once (store/transcripts.py)."""
+    """String: the finished game's public transcript, msgpack compressed with xz (zlib before
+    the archive), written once (store/archive.py)."""
     return f"er:{{{table}}}:transcript"
+
+
+def record(table: str) -> str:
+    """String: the finished game's record, a msgpack map, written once (store/archive.py)."""
+    return f"er:{{{table}}}:record"
+
+
+def live(table: str) -> tuple[str, ...]:
+    """The keys of a table that its archive makes useless once the game is over, released a
+    grace period after the end (store/archive.py): the metadata (first), secrets, log, command
+    ids, chat and presence."""
+    return tuple(k for k in lasting(table) if k != transcript(table))
 
 
 def lasting(table: str) -> tuple[str, ...]:
     """Every key a table may have that does not expire by itself (the log, metadata, secrets,
     command ids, chat (store/chat.py), the presence sets (store/presence.py), the transcript):
-    a table closed before its start gives each of them a time to live."""
+    a table closed before its start gives each of them a time to live.  (An archived game's
+    record is written only after its end: store/archive.py.)"""
     return (
         meta(table),
         secrets(table),

@@ -248,19 +248,35 @@ end
 return {redis.call('SMEMBERS', KEYS[2]), redis.call('HGETALL', KEYS[3])}
 """
 
-# Keep a finished game's transcript once (store/transcripts.py): SET NX, living as long as the
-# table's metadata (no time to live while the table has none).
-# KEYS: transcript, meta; ARGV: the compressed transcript
-# -> 1 kept now | 0 kept already | -1 no such table (nothing written)
-KEEP_TRANSCRIPT = """
+# Archive a finished game (store/archive.py): SET NX its transcript and, when given, its record,
+# living as long as the table's metadata (no time to live while the table has none).
+# KEYS: transcript, meta, record; ARGV: the compressed transcript[, the packed record]
+# -> 1 kept now | 0 kept already (the record is written if missing) | -1 no such table
+ARCHIVE = """
 local ttl = redis.call('PTTL', KEYS[2])
 if ttl == -2 then return -1 end
-local kept
-if ttl > 0 then
-  kept = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ttl)
-else
-  kept = redis.call('SET', KEYS[1], ARGV[1], 'NX')
+local function keep(key, value)
+  if ttl > 0 then
+    return redis.call('SET', key, value, 'NX', 'PX', ttl)
+  end
+  return redis.call('SET', key, value, 'NX')
 end
+local kept = keep(KEYS[1], ARGV[1])
+if ARGV[2] then keep(KEYS[3], ARGV[2]) end
 if kept then return 1 end
 return 0
+"""
+
+# Release an archived game's live keys (store/archive.py), once its transcript and record are kept.
+# KEYS: transcript, record, then the live keys (keys.live: the metadata first)
+# -> 'ok' | 'gone' (released before) | 'not_archived' (nothing deleted)
+RELEASE = """
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then
+  return 'not_archived'
+end
+if redis.call('EXISTS', KEYS[3]) == 0 then return 'gone' end
+redis.call('DEL', unpack(KEYS, 3))
+redis.call('PERSIST', KEYS[1])
+redis.call('PERSIST', KEYS[2])
+return 'ok'
 """

@@ -7,6 +7,7 @@ import contextlib
 
 from redis.asyncio.cluster import RedisCluster
 
+from echoridge.store.archive import Archive
 from echoridge.store.chat import ChatFollower, ChatStore
 from echoridge.store.clockindex import ClockIndex
 from echoridge.store.clusterfollow import ClusterChatFollower, ClusterFollower
@@ -24,7 +25,6 @@ from echoridge.store.follow import Follower
 from echoridge.store.log import EventStore
 from echoridge.store.presence import PresenceStore
 from echoridge.store.quota import Quotas
-from echoridge.store.transcripts import TranscriptStore
 
 
 class Storage:
@@ -41,7 +41,7 @@ class Storage:
             else Follower(self.log, reader)
         )
         self.presence = PresenceStore(redis, self.scripts)
-        self.transcripts = TranscriptStore(redis, self.scripts)  # finished games' (transcripts.py)
+        self.archive = Archive(redis, self.scripts)  # finished games (archive.py)
         self.clocks = ClockIndex(redis)
         self.chat = ChatStore(redis)
         self.chat_follower: ChatFollower = (

@@ -139,10 +139,17 @@ class Lobby:
         return table, server_seed_commit(server_seed), owner
 
     async def meta(self, table: str) -> dict[str, str]:
+        """A table's metadata: table/not_found if there is none, table/archived for a finished
+        game whose live keys were released (store/archive.py: only its archive remains)."""
         try:
             return await self.directory.meta(table)
         except TableNotFound:
-            raise TableError("table/not_found") from None
+            raise TableError(await self._missing(table)) from None
+
+    async def _missing(self, table: str) -> str:
+        """The code for a table with no metadata."""
+        archived = await self.storage.archive.archived(table)
+        return "table/archived" if archived else "table/not_found"
 
     async def list(
         self,
@@ -237,7 +244,7 @@ class Lobby:
                 table, "rematch", "t-" + random_ids.token_hex(5)
             )
         except TableNotFound:
-            raise TableError("table/not_found") from None
+            raise TableError(await self._missing(table)) from None
         server_seed, owner = os.urandom(32), new_token()
         settings = {k: meta[k] for k in _KEPT if k in meta}
         bots = {int(k[len("bot:") :]): v for k, v in meta.items() if k.startswith("bot:")}

@@ -13,6 +13,7 @@ from typing import Any
 
 from echoridge.logs import get_logger
 from echoridge.store import Conflict, Storage
+from echoridge.tables.archiving import Archiver
 from echoridge.tables.clockwork import Clockwork
 from echoridge.tables.errors import TableError
 from echoridge.tables.expiry import Sweeper
@@ -51,6 +52,7 @@ class Node:
         self.clock_index = Clockwork(self)  # deadlines of tables no node may be running
         self.expiry = Sweeper(self)  # tables whose game never started, closed in time
         self.transcripts = Transcripts(self)  # finished games', built once (transcripts.py)
+        self.archiver = Archiver(self)  # finished games' live keys released (archiving.py)
         self.clock_floor: int | None = None  # the shortest clock times allowed (tests, demos)
         self.notices: Any = None  # play by notification (notices.py), with --notify-url
 
@@ -133,10 +135,12 @@ class Node:
         running loop is needed."""
         self.clock_index.start()
         self.expiry.start()
+        self.archiver.start()
 
     async def close(self) -> None:
         await self.clock_index.close()
         await self.expiry.close()
+        await self.archiver.close()
         await self.transcripts.close()
         if self.notices is not None:
             await self.notices.close()
@@ -220,6 +224,16 @@ class Node:
         self._unkeep(table)
         if runner is not None:
             runner.table_closed()
+            await runner.close()
+            self._set_tables_gauge()
+
+    async def archived_here(self, table: str) -> None:
+        """A finished game's live keys were released (tables/archiving.py): its sessions on
+        this node are closed (4004 ``table/archived``) and its runner with them."""
+        runner = self.runners.pop(table, None)
+        self._unkeep(table)
+        if runner is not None:
+            runner.table_archived()
             await runner.close()
             self._set_tables_gauge()
 

@@ -5,9 +5,10 @@ at every version (tens of ms for a 4-player game): done once per game, not per d
 node whose append ended the game builds it in the background (``finished``, from the runner);
 a ``transcript`` request that finds none kept (a game finished before transcripts were kept, a
 build lost to a Redis outage, or one still under way on another node) builds it then.  Either
-way it is kept once in Redis (store/transcripts.py: msgpack compressed with zlib, SET NX, so a
-second builder keeps nothing; the document is the log's, the same whoever builds it), and
-requests on one node while it builds wait for that build.
+way it is kept once in Redis with the game's record (store/archive.py: msgpack compressed with
+xz, SET NX, so a second builder keeps nothing; the document is the log's, the same whoever
+builds it; tables/archiving.py makes the record and later releases the live keys), and requests
+on one node while it builds wait for that build.
 
 A request reads the kept bytes (one GET) and sends them without re-encoding the document: a
 ``Prepared`` transcript splices them into the reply's frame (``codec.encode_with``) as they are
@@ -29,6 +30,7 @@ import msgpack
 from echoridge.logs import get_logger
 from echoridge.rules import State, Status, evolve
 from echoridge.store import StoreError
+from echoridge.tables.archiving import make_record
 from echoridge.tables.errors import TableError
 from echoridge.transcript import Recorder
 from echoridge_protocol import codec
@@ -69,7 +71,7 @@ class Prepared:
 class Transcripts:
     def __init__(self, node: Any) -> None:
         self.node = node
-        self.store = node.storage.transcripts
+        self.store = node.storage.archive
         self._building: dict[str, asyncio.Task[bytes]] = {}
         self._background: set[asyncio.Task[None]] = set()
         self._prepared: OrderedDict[str, Prepared] = OrderedDict()
@@ -77,7 +79,7 @@ class Transcripts:
     async def get(self, table: str) -> Prepared:
         """The transcript of a finished game: the kept one, or built (and kept) now.
         TableError: ``table/not_found``, ``table/not_started``, ``table/not_finished``,
-        ``table/damaged``."""
+        ``table/damaged``, ``table/archived`` (archived, but its transcript is unreadable)."""
         try:
             packed = await self.store.get(table)
         except StoreError:
@@ -127,7 +129,7 @@ class Transcripts:
             task.exception()  # (retrieved: the requests that waited for it raised it)
 
     async def _build(self, table: str) -> bytes:
-        """Replay the log into the transcript (as msgpack), and keep it."""
+        """Replay the log into the transcript (as msgpack), and archive it with the record."""
         meta = await self.node.lobby.meta(table)
         if meta["status"] == "open":
             raise TableError("table/not_started")
@@ -153,6 +155,8 @@ class Transcripts:
                 await self.node.storage.directory.update(table, {"status": "over"})
         packed = codec.encode_value(recorder.transcript(state), m.SUBPROTOCOL_MSGPACK)
         assert isinstance(packed, bytes)
+        record = make_record(table, meta, state, entries)
+        release_at = self.node.archiver.release_at(record["ended"])
         with contextlib.suppress(StoreError):  # (not kept: the next request builds it again)
-            await self.store.keep(table, packed)
+            await self.store.archive(table, packed, record, release_at)
         return packed

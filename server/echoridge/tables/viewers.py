@@ -326,6 +326,12 @@ class Viewers:
         self._close_all(4004, "table/closed")
         self.closed = True
 
+    def table_archived(self) -> None:
+        """The finished game's live keys were released (tables/archiving.py): every session
+        here is closed (4004); its transcript and record remain."""
+        self._close_all(4004, "table/archived")
+        self.closed = True
+
     def _arm_seat_check(self) -> None:
         """Before the start, a seat given up on another node, and the table closed there, are
         noticed here within ``SEAT_CHECK_SECONDS`` (after the start, tokens never change: see

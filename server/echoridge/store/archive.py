@@ -1,0 +1,206 @@
+"""The archive of finished games: what Redis keeps of a game once it is over (issue 27).
+
+A finished game is its transcript (SPEC.md §9.4: every command, its draws, the public deltas and
+every secret published after the game, from which the engine rebuilds every state and every
+seat's view) and its record (who played, the result, when): together, everything that reads a
+finished game needs (transcript, verify, replay, the record of games).  Its live keys (the log,
+command ids, metadata, secrets, chat, presence: ``keys.live``) are released a grace period after
+the end, so Redis memory follows the live games, not the history.
+
+Keys:
+
+* ``er:{T}:transcript``: the transcript as msgpack (the bytes of a msgpack ``transcript``
+  reply's field), compressed with xz (stdlib ``lzma``: a 4-player game's ~50 KB in ~8.5 KB,
+  zlib's ~12 KB; ~20 ms to compress, done once in a thread, ~0.7 ms to read back).  Values
+  kept before the archive are zlib; both are read (by their magic bytes).
+* ``er:{T}:record``: the record, a msgpack map (``tables/archiving.py`` makes it).
+* ``er:archive:ended``: sorted set, every archived game by its end (ms): export, retention.
+* ``er:archive:public``: sorted set, the public ones (the record of games' listing).
+* ``er:archive:due``: sorted set, each archived game's live keys by when they are released (ms).
+
+``keep`` writes the transcript and the record in one script on the table's slot (``ARCHIVE``:
+``SET NX`` both, only while the table's metadata exists, with its time to live if it has one), then
+the indexes, which live outside every table's slot (a Redis Cluster cannot write both at once):
+they are hints, and every use checks the table's keys.  ``release`` deletes the live keys in one
+script (``RELEASE``) that first checks the transcript and the record are there; ``drop`` deletes
+an archived game (retention, ``--keep-finished``).  ``raw``/``restore`` move archived games to
+and from files as their stored bytes (``echo-ridge archive export|import``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import lzma
+import zlib
+from collections.abc import Mapping
+from typing import Any
+
+import msgpack
+
+from echoridge.store import keys
+from echoridge.store.connection import Redis, Scripts, redis_errors
+
+ENDED = "er:archive:ended"
+PUBLIC = "er:archive:public"
+DUE = "er:archive:due"
+XZ_MAGIC = b"\xfd7zXZ\x00"
+PRESET = 6  # xz's default: 9 saves ~1% more on transcripts, at several times the memory
+
+
+def compress(packed: bytes) -> bytes:
+    """The stored form of a transcript's msgpack: xz."""
+    return lzma.compress(packed, format=lzma.FORMAT_XZ, preset=PRESET)
+
+
+def decompress(stored: bytes) -> bytes | None:
+    """The msgpack of a stored transcript (xz, or zlib as kept before the archive), or None
+    when it cannot be read."""
+    try:
+        if stored.startswith(XZ_MAGIC):
+            return lzma.decompress(stored, format=lzma.FORMAT_XZ)
+        return zlib.decompress(stored)
+    except (lzma.LZMAError, zlib.error, EOFError):
+        return None
+
+
+class Archive:
+    def __init__(self, redis: Redis, scripts: Scripts) -> None:
+        self.redis = redis
+        self.scripts = scripts
+
+    # --- reading --------------------------------------------------------------------------------
+
+    async def get(self, table: str) -> bytes | None:
+        """The kept transcript (msgpack, decompressed), or None: none kept, or not readable (it
+        is then built again from the log, if the log is still there)."""
+        async with redis_errors("reading a transcript"):
+            value: Any = await self.redis.get(keys.transcript(table))
+        if value is None:
+            return None
+        return await _decompressed(bytes(value))
+
+    async def record(self, table: str) -> dict[str, Any] | None:
+        """The record of an archived game, or None."""
+        async with redis_errors("reading a record"):
+            value: Any = await self.redis.get(keys.record(table))
+        if value is None:
+            return None
+        try:
+            record = msgpack.unpackb(value)
+        except (ValueError, msgpack.UnpackException):
+            return None
+        return record if isinstance(record, dict) else None
+
+    async def archived(self, table: str) -> bool:
+        """Whether the table is an archived game (its record is kept)."""
+        async with redis_errors("reading a record"):
+            return bool(await self.redis.exists(keys.record(table)))
+
+    # --- writing --------------------------------------------------------------------------------
+
+    async def keep(self, table: str, packed: bytes) -> bool:
+        """Keep ``packed`` (the transcript's msgpack) alone, unless one is kept already or the
+        table is gone; whether this call wrote it.  (``archive`` keeps the record too.)"""
+        stored = await asyncio.to_thread(compress, packed)
+        reply = await self.scripts.call(
+            "ARCHIVE", (keys.transcript(table), keys.meta(table), keys.record(table)), (stored,)
+        )
+        return int(reply) == 1
+
+    async def archive(
+        self, table: str, packed: bytes, record: Mapping[str, Any], release_at: int
+    ) -> bool:
+        """Keep the transcript (``packed``: its msgpack) and the record of a finished game, and
+        list it: ended at ``record["ended"]`` (ms), its live keys released at ``release_at``
+        (ms).  Whether this call wrote the transcript (False: kept already, or no such table)."""
+        stored = await asyncio.to_thread(compress, packed)
+        reply = await self.scripts.call(
+            "ARCHIVE",
+            (keys.transcript(table), keys.meta(table), keys.record(table)),
+            (stored, msgpack.packb(dict(record))),
+        )
+        if int(reply) == -1:
+            return False
+        await self._list(table, record, release_at)
+        return int(reply) == 1
+
+    async def _list(self, table: str, record: Mapping[str, Any], release_at: int | None) -> None:
+        async with redis_errors("listing an archived game"):
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.zadd(ENDED, {table: int(record.get("ended") or 0)})
+            if record.get("public"):
+                pipe.zadd(PUBLIC, {table: int(record.get("ended") or 0)})
+            if release_at is not None:
+                pipe.zadd(DUE, {table: release_at}, nx=True)
+            await pipe.execute()
+
+    async def due(self, now_ms: int, count: int) -> list[str]:
+        """Archived games whose live keys are due for release at ``now_ms``, the oldest first."""
+        async with redis_errors("reading the archive's index"):
+            found = await self.redis.zrangebyscore(DUE, "-inf", now_ms, start=0, num=count)
+        return [_text(t) for t in found]
+
+    async def release(self, table: str) -> str:
+        """Delete the live keys of an archived game: ``ok``, ``gone`` (released before), or
+        ``not_archived`` (its transcript or record is missing: nothing deleted)."""
+        reply = await self.scripts.call(
+            "RELEASE", (keys.transcript(table), keys.record(table), *keys.live(table)), ()
+        )
+        outcome = _text(reply)
+        if outcome in ("ok", "gone"):
+            async with redis_errors("updating the archive's index"):
+                await self.redis.zrem(DUE, table)
+        return outcome
+
+    async def older(self, before_ms: int, count: int) -> list[str]:
+        """Archived games that ended before ``before_ms``, the oldest first (retention)."""
+        async with redis_errors("reading the archive's index"):
+            found = await self.redis.zrangebyscore(ENDED, "-inf", f"({before_ms}", 0, count)
+        return [_text(t) for t in found]
+
+    async def drop(self, table: str) -> None:
+        """Forget an archived game: its transcript, record and index entries (its live keys
+        were released before, or go now too)."""
+        async with redis_errors("dropping an archived game"):
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.delete(keys.transcript(table), keys.record(table), *keys.live(table))
+            pipe.zrem(ENDED, table)
+            pipe.zrem(PUBLIC, table)
+            pipe.zrem(DUE, table)
+            await pipe.execute()
+
+    # --- moving ---------------------------------------------------------------------------------
+
+    async def page(self, start: int, count: int) -> list[tuple[str, int]]:
+        """Archived games (table, end ms) in end order, oldest first, from rank ``start``."""
+        async with redis_errors("reading the archive's index"):
+            found: Any = await self.redis.zrange(ENDED, start, start + count - 1, withscores=True)
+        return [(_text(member), int(score)) for member, score in found]
+
+    async def raw(self, table: str) -> tuple[bytes, bytes] | None:
+        """An archived game as stored: (compressed transcript, packed record), or None."""
+        async with redis_errors("reading an archived game"):
+            values: Any = await self.redis.mget(keys.transcript(table), keys.record(table))
+        transcript, record = values
+        if transcript is None or record is None:
+            return None
+        return bytes(transcript), bytes(record)
+
+    async def restore(self, table: str, transcript: bytes, record: bytes) -> None:
+        """Put back an archived game as ``raw`` gave it (its live keys stay released)."""
+        plain = msgpack.unpackb(record)
+        if not isinstance(plain, dict) or await _decompressed(transcript) is None:
+            raise ValueError(f"{table}: not an archived game")
+        async with redis_errors("restoring an archived game"):
+            await self.redis.mset({keys.transcript(table): transcript, keys.record(table): record})
+        await self._list(table, plain, None)
+
+
+async def _decompressed(stored: bytes) -> bytes | None:
+    if len(stored) > 64 * 1024:  # (a big one in a thread: it takes ms)
+        return await asyncio.to_thread(decompress, stored)
+    return decompress(stored)
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)

@@ -1,0 +1,122 @@
+"""Finished games archived: their records, and the release of their live keys (issue 27).
+
+When a game ends, the node whose append ended it builds its transcript (tables/transcripts.py)
+and archives it with the game's record (``make_record``) in store/archive.py.  A grace period
+later (``grace_seconds``, ``--archive-grace``: time to see the end, chat and agree a rematch),
+the table's live keys (log, command ids, metadata, secrets, chat, presence) are released: every
+``POLL_SECONDS`` the archiver asks the archive's index for the games due and releases each
+(``RELEASE`` checks the transcript and the record are kept first; a game whose archive is not
+complete, its build lost to an outage, is built now and released at the next poll).  Its sessions
+on this node are closed (4004 ``table/archived``); from then on a ``hello`` for it is refused
+with ``table/archived``, and its transcript, verification and record read the archive alone.
+With ``keep_seconds`` (``--keep-finished``) archived games older than that are dropped.  Every
+node archives; the scripts make one of them do each release.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from echoridge.logs import get_logger
+from echoridge.rules import State
+from echoridge.store import StoreError
+from echoridge.store.entries import Entry
+from echoridge.tables.errors import TableError
+
+POLL_SECONDS = 5.0
+BATCH = 64  # games released (or dropped) per poll, at most
+GRACE_SECONDS = 3600  # after the end, before the live keys are released (--archive-grace)
+RECORD_FORMAT = "echoridge.record.v1"
+
+log = get_logger("echoridge.tables")
+
+
+def make_record(
+    table: str, meta: Mapping[str, str], final: State, entries: Sequence[Entry]
+) -> dict[str, Any]:
+    """The record of a finished game: who played (names, bots, roles), the result, when."""
+    return {
+        "format": RECORD_FORMAT,
+        "table": table,
+        "mode": final.mode.value,
+        "public": meta.get("public") == "1",
+        "seats": len(final.players),
+        "players": [
+            {"seat": p.seat, "name": p.name, "bot": p.bot or None, "role": p.role or None}
+            for p in final.players
+        ],
+        "murderer": final.murderer,
+        "accusations": [p.accusation for p in final.players],
+        "winners": list(final.winners),
+        "created": int(meta.get("created", "0") or 0),
+        "started": entries[0].time if entries else 0,
+        "ended": entries[-1].time if entries else 0,
+        "turns": final.turn.number if final.turn is not None else 0,
+        "versions": len(entries),
+        "rules": final.rules,
+    }
+
+
+class Archiver:
+    def __init__(
+        self,
+        node: Any,
+        grace_seconds: float = GRACE_SECONDS,
+        keep_seconds: float | None = None,
+        poll_seconds: float = POLL_SECONDS,
+    ) -> None:
+        self.node = node
+        self.archive = node.storage.archive
+        self.grace_seconds = grace_seconds
+        self.keep_seconds = keep_seconds  # None: archived games are kept for good
+        self.poll_seconds = poll_seconds
+        self._task: asyncio.Task[None] | None = None
+
+    def release_at(self, ended_ms: int) -> int:
+        """When the live keys of a game that ended at ``ended_ms`` are released (ms)."""
+        return ended_ms + int(self.grace_seconds * 1000)
+
+    def start(self) -> None:
+        # (a short grace is polled more often: tests and demos)
+        self.poll_seconds = min(self.poll_seconds, max(0.2, self.grace_seconds / 2))
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="archiver")
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            with contextlib.suppress(StoreError):
+                await self.sweep()
+            await asyncio.sleep(self.poll_seconds)
+
+    async def sweep(self) -> tuple[int, int]:
+        """Release the games due, drop those past retention: how many of each this node did."""
+        now = int(time.time() * 1000)
+        released = dropped = 0
+        for table in await self.archive.due(now, BATCH):
+            outcome = await self.archive.release(table)
+            if outcome == "not_archived":
+                with contextlib.suppress(TableError):  # (built and archived: released next time)
+                    await self.node.transcripts.get(table)
+                continue
+            await self.node.archived_here(table)
+            if outcome == "ok":
+                released += 1
+                log.info("table archived", table=table)
+        if self.keep_seconds is not None:
+            for table in await self.archive.older(now - int(self.keep_seconds * 1000), BATCH):
+                await self.archive.drop(table)
+                await self.node.archived_here(table)
+                dropped += 1
+                log.info("archived game dropped", table=table)
+        return released, dropped
