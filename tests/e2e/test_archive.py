@@ -98,7 +98,17 @@ async def test_a_finished_game_is_archived_released_and_read_from_the_archive(
         before = await table_bytes(redis, table)
         assert keys.log(table) in before and keys.meta(table) in before
         record = await redis.get(keys.record(table))
-        await until(lambda: _gone(redis, table), GRACE + 10, "the live keys released")
+        # watching the end on this server and on another one (which would release it later)
+        other = start_server(redis_server.url, tmp_path / "other.log", "--archive-grace", "3600")
+        try:
+            watching = [await Spectator.watch(url, table) for url in (server.url, other.url)]
+            await until(lambda: _gone(redis, table), GRACE + 10, "the live keys released")
+            for spectator in watching:  # every node closes its sessions of the game
+                await until(lambda s=spectator: _closed(s), 15, "the spectator's session closed")
+                assert "table/archived" in str(spectator.error)
+                await spectator.close()
+        finally:
+            other.stop()
         after = await table_bytes(redis, table)
         assert set(after) == {keys.transcript(table), keys.record(table)}
         total = sum(after.values())
@@ -144,6 +154,10 @@ async def test_a_finished_game_is_archived_released_and_read_from_the_archive(
             elsewhere.stop()
     finally:
         await redis.aclose()
+
+
+async def _closed(spectator: Spectator) -> bool:
+    return spectator.error is not None
 
 
 async def _gone(redis: aioredis.Redis, table: str) -> bool:

@@ -1,16 +1,25 @@
 """The chat store on a real Redis: lines numbered 1, 2, 3 per channel in one round trip, capped
 streams with the table's hash tag, outside the game log, a follower on another Storage that
-hands every new line on in order, and the rate limit kept in the same script."""
+hands every new line on in order, and the rate limit kept in the same script; nothing written for
+a table with no metadata (a finished game's chat is released with it: store/archive.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import uuid
 
 import pytest
 
-from echoridge.store import Storage
+from echoridge.store import Storage, TableNotFound
 from echoridge.store.chat import MAXLEN, Rate, RateLimited, StoredLine, key, rate_key
 from tests.conftest import RedisServer
+from tests.store.conftest import make_table
+
+
+@pytest.fixture
+async def table_id(storage: Storage) -> str:
+    """A table (its metadata: chat is refused without it)."""
+    return await make_table(storage, "t" + uuid.uuid4().hex[:12])
 
 
 async def add(storage: Storage, table: str, channel: str, text: str) -> StoredLine:
@@ -31,6 +40,13 @@ async def test_lines_are_numbered_per_channel_and_kept_in_their_own_streams(
     assert recent["table"][0] == firsts[0]
     assert [line.text for line in recent["spectators"]] == ["s0"]
     assert not await storage.redis.exists(f"er:{{{table_id}}}:log")  # not in the game log
+
+
+async def test_nothing_is_said_at_a_table_with_no_metadata(storage: Storage) -> None:
+    gone = "t" + uuid.uuid4().hex[:12]
+    with pytest.raises(TableNotFound):
+        await add(storage, gone, "table", "hello?")
+    assert not await storage.redis.exists(key(gone, "table"), rate_key(gone, "seat:0"))
 
 
 async def test_a_stream_is_capped_and_numbering_goes_on(storage: Storage, table_id: str) -> None:
@@ -94,7 +110,8 @@ async def test_the_rate_limit_is_kept_with_the_lines_and_only_lines_said_count(
         kept = (await storage.chat.recent(table_id))["spectators"]
         assert [line.seq for line in kept] == [1, 2, 3]  # the refused ones were not appended
         assert (await say(other, "addr:2001:db8:1:2::/64")).seq == 4
-        assert (await say(storage, "addr:203.0.113.7", "t" + table_id)).seq == 1
+        another = await make_table(storage, "t" + table_id)
+        assert (await say(storage, "addr:203.0.113.7", another)).seq == 1
         counted = rate_key(table_id, "addr:203.0.113.7")
         assert counted == f"er:{{{table_id}}}:chatrate:addr:203.0.113.7"
         assert await storage.redis.zcard(counted) == 3

@@ -152,6 +152,19 @@ class Archive:
                 await self.redis.zrem(DUE, table)
         return outcome
 
+    async def released(self, tables: list[str]) -> list[str]:
+        """Those of ``tables`` that are archived games whose live keys are released (one round
+        trip)."""
+        if not tables:
+            return []
+        async with redis_errors("reading records"):
+            pipe = self.redis.pipeline(transaction=False)
+            for table in tables:
+                pipe.exists(keys.meta(table))
+                pipe.exists(keys.record(table))
+            found = await pipe.execute()
+        return [t for i, t in enumerate(tables) if not found[2 * i] and found[2 * i + 1]]
+
     async def older(self, before_ms: int, count: int) -> list[str]:
         """Archived games that ended before ``before_ms``, the oldest first (retention)."""
         async with redis_errors("reading the archive's index"):

@@ -28,8 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from echoridge.store import keys
 from echoridge.store.connection import Redis, redis_errors
-from echoridge.store.errors import StoreUnavailable
+from echoridge.store.errors import StoreUnavailable, TableNotFound
 from echoridge.tasks import cancel_and_wait
 
 CHANNELS = ("table", "spectators")
@@ -38,11 +39,13 @@ BLOCK_MS = 5000
 BATCH = 200
 RETRY = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)  # seconds between reads while Redis is down
 
-# KEYS[1]: the channel's stream, KEYS[2]: the sender's rate key
+# KEYS[1]: the channel's stream, KEYS[2]: the sender's rate key, KEYS[3]: the table's metadata
 # ARGV: maxlen, sender, name, text, version, at, seat, lines, window ms
 #   (lines 0: no limit)
 # -> {1, seq} said | {0, ms until the oldest line counted leaves the window} over the limit
+#    | {-1, 0} the table is gone (a finished game archived: its chat was released with it)
 ADD = """
+if redis.call('EXISTS', KEYS[3]) == 0 then return {-1, 0} end
 local lines = tonumber(ARGV[8])
 local window = tonumber(ARGV[9])
 local now = 0
@@ -165,14 +168,17 @@ class ChatStore:
     ) -> StoredLine:
         """Number and append a line (one round trip), unless ``who`` (``rate_key``; default:
         ``sender``) said ``rate.lines`` lines in the last ``rate.seconds``: ``RateLimited``.
-        No ``rate``: no limit."""
+        No ``rate``: no limit.  A table with no metadata (released: store/archive.py) is
+        ``TableNotFound``, and nothing is written."""
         lines, window = (rate.lines, max(1, round(rate.seconds * 1000))) if rate else (0, 0)
         async with redis_errors("adding a chat line"):
             said, value = await self._add(
-                keys=[key(table, channel), rate_key(table, who or sender)],
+                keys=[key(table, channel), rate_key(table, who or sender), keys.meta(table)],
                 args=[MAXLEN, sender, name, text, version, at, "" if seat is None else seat,
                       lines, window],
             )  # fmt: skip
+        if int(said) == -1:
+            raise TableNotFound(table)
         if not int(said):
             raise RateLimited(max(0, int(value)) / 1000)
         return StoredLine(int(value), channel, sender, name, text, version, at, seat)

@@ -7,7 +7,8 @@ the table's live keys (log, command ids, metadata, secrets, chat, presence) are 
 ``POLL_SECONDS`` the archiver asks the archive's index for the games due and releases each
 (``RELEASE`` checks the transcript and the record are kept first; a game whose archive is not
 complete, its build lost to an outage, is built now and released at the next poll).  Its sessions
-on this node are closed (4004 ``table/archived``); from then on a ``hello`` for it is refused
+on this node are closed (4004 ``table/archived``), and those on other nodes at their archiver's
+next poll (which looks for its finished games released); from then on a ``hello`` for it is refused
 with ``table/archived``, and its transcript, verification and record read the archive alone.
 With ``keep_seconds`` (``--keep-finished``) archived games older than that are dropped.  Every
 node archives; the scripts make one of them do each release.
@@ -22,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from echoridge.logs import get_logger
-from echoridge.rules import State
+from echoridge.rules import State, Status
 from echoridge.store import StoreError
 from echoridge.store.entries import Entry
 from echoridge.tables.errors import TableError
@@ -113,6 +114,10 @@ class Archiver:
             if outcome == "ok":
                 released += 1
                 log.info("table archived", table=table)
+        # Released by another node: this node's sessions of those games go too.
+        over = [t for t, r in self.node.runners.items() if r.state.status is Status.OVER]
+        for table in await self.archive.released(over):
+            await self.node.archived_here(table)
         if self.keep_seconds is not None:
             for table in await self.archive.older(now - int(self.keep_seconds * 1000), BATCH):
                 await self.archive.drop(table)

@@ -31,7 +31,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from echoridge.logs import get_logger
-from echoridge.store import StoreError
+from echoridge.store import StoreError, TableNotFound
 from echoridge.store.chat import CHANNELS, MAXLEN, Rate, RateLimited, StoredLine
 from echoridge.tables.errors import TableError
 from echoridge.tables.viewers import SPECTATORS, Encoded
@@ -178,6 +178,8 @@ class TableChat:
                     who=who,
                     rate=RATE,
                 )
+            except TableNotFound:  # (released meanwhile: tables/archiving.py)
+                raise TableError("table/archived") from None
             except RateLimited as exc:
                 raise TableError(
                     "chat/rate_limited",
