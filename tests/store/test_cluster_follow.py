@@ -170,6 +170,8 @@ async def test_chat_lines_of_tables_on_every_primary_reach_the_other_node(
         )
     rate = Rate(lines=2, seconds=60.0)  # kept with the lines, on each table's own slot
     for t in tables:
+        await make_table(a, t)  # chat is refused at a table without metadata
+    for t in tables:
         for text in ("a", "b"):
             await a.chat.add(t, "table", sender="seat:0", name="Ana", text=text, version=3,
                              at=1, seat=0, rate=rate)  # fmt: skip

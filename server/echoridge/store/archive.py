@@ -143,8 +143,12 @@ class Archive:
     async def release(self, table: str) -> str:
         """Delete the live keys of an archived game: ``ok``, ``gone`` (released before), or
         ``not_archived`` (its transcript or record is missing: nothing deleted)."""
+        async with redis_errors("reading a table's nodes"):  # their presence hashes go too
+            heres = [
+                keys.here(table, _text(n)) for n in await self.redis.smembers(keys.nodes(table))
+            ]
         reply = await self.scripts.call(
-            "RELEASE", (keys.transcript(table), keys.record(table), *keys.live(table)), ()
+            "RELEASE", (keys.transcript(table), keys.record(table), *keys.live(table), *heres), ()
         )
         outcome = _text(reply)
         if outcome in ("ok", "gone"):

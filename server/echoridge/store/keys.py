@@ -60,10 +60,20 @@ def lasting(table: str) -> tuple[str, ...]:
         command_ids(table),
         f"er:{{{table}}}:chat:table",
         f"er:{{{table}}}:chat:spectators",
-        f"er:{{{table}}}:nodes",
+        nodes(table),
         f"er:{{{table}}}:away",
         transcript(table),
     )
+
+
+def here(table: str, node: str) -> str:
+    """One node's presence hash at a table (store/presence.py); it expires by itself."""
+    return f"er:{{{table}}}:here:{node}"
+
+
+def nodes(table: str) -> str:
+    """The set of the nodes that have sessions at a table (store/presence.py)."""
+    return f"er:{{{table}}}:nodes"
 
 
 def table_of_log(key: str) -> str:

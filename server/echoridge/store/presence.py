@@ -6,7 +6,8 @@ that expires unless the node renews it, and names itself in the set ``er:{table}
 node that dies is forgotten when its hash expires.  When a node's last session of a seat
 closes it writes the time into ``er:{table}:away`` (seat -> ms).  Reading merges them: a seat
 is connected if any node has it (since the earliest), otherwise away since the latest time
-known (0: it never connected).  All keys carry the table's hash tag.
+known (0: it never connected).  Nothing is written for a table without metadata (a finished
+game released to the archive: store/archive.py).  All keys carry the table's hash tag.
 """
 
 from __future__ import annotations
@@ -15,17 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from echoridge.store import keys
 from echoridge.store.connection import Redis, Scripts, redis_errors
 
 TTL_SECONDS = 15  # a node renews its hash well within this (tables/presence.py)
-
-
-def _here(table: str, node: str) -> str:
-    return f"er:{{{table}}}:here:{node}"
-
-
-def _nodes(table: str) -> str:
-    return f"er:{{{table}}}:nodes"
 
 
 def _away(table: str) -> str:
@@ -60,7 +54,7 @@ class PresenceStore:
         node: one round trip (the PRESENCE script: the writes and the reads, atomic, in the
         table's slot, so also on a Redis Cluster), and one more only when other nodes have
         sessions there too."""
-        here = _here(table, node)
+        here = keys.here(table, node)
         mine: dict[str, int] = {str(s): t for s, t in seats.items()}
         mine["spectators"] = spectators
         pairs = [x for item in mine.items() for x in item] if seats or spectators else []
@@ -68,7 +62,7 @@ class PresenceStore:
         async with redis_errors("publishing presence"):
             members, flat = await self.scripts.call(
                 "PRESENCE",
-                (here, _nodes(table), _away(table)),
+                (here, keys.nodes(table), _away(table), keys.meta(table)),
                 (node, TTL_SECONDS, len(pairs) // 2, *pairs, *away_pairs),
             )
             away_reply = dict(zip(flat[::2], flat[1::2], strict=True))
@@ -77,11 +71,11 @@ class PresenceStore:
             if others:
                 pipe = self.redis.pipeline(transaction=False)
                 for other in others:
-                    pipe.hgetall(_here(table, other))
+                    pipe.hgetall(keys.here(table, other))
                 heres = await pipe.execute()
                 dead = [n for n, reply in zip(others, heres, strict=True) if not reply]
                 if dead:
-                    await self.redis.srem(_nodes(table), *dead)
+                    await self.redis.srem(keys.nodes(table), *dead)
         return _merge([mine, *heres], away_reply, count)
 
 

@@ -226,12 +226,14 @@ end
 return {'ok'}
 """
 
-# KEYS: this node's here hash, the nodes set, the away hash (presence.py)
+# KEYS: this node's here hash, the nodes set, the away hash, the table's metadata (presence.py)
 # ARGV: node, here TTL seconds, N, then N field/value pairs for here (N 0: this node has no
 #       session at the table), then the field/value pairs of away (seats just gone)
 # -> {the nodes set's members, the away hash as field, value, ...}
+# A table without metadata (released to the archive, or closed and expired) gets nothing written.
 PRESENCE = """
 redis.call('DEL', KEYS[1])
+if redis.call('EXISTS', KEYS[4]) == 0 then return {{}, {}} end
 local n = tonumber(ARGV[3])
 if n > 0 then
   redis.call('HSET', KEYS[1], unpack(ARGV, 4, 3 + 2 * n))
@@ -268,7 +270,8 @@ return 0
 """
 
 # Release an archived game's live keys (store/archive.py), once its transcript and record are kept.
-# KEYS: transcript, record, then the live keys (keys.live: the metadata first)
+# KEYS: transcript, record, then the live keys (keys.live: the metadata first), then the presence
+#       hashes of the nodes named in the table's nodes set (they would expire in seconds anyway)
 # -> 'ok' | 'gone' (released before) | 'not_archived' (nothing deleted)
 RELEASE = """
 if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then
