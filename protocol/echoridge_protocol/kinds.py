@@ -95,6 +95,7 @@ MAX_LOG_ENTRIES: Final = 100_000
 MAX_CLOCK_SECONDS: Final = 90 * 86400
 MAX_CHAT_CHARS: Final = 2000  # the codec's bound (a client string's); the chat's is lower (§6.7)
 MAX_CHAT_LINES: Final = 200
+MAX_REPLAY_STEPS: Final = 200  # replay.limit: versions in one page of a replay, at most
 
 TABLE_ID_PATTERN: Final = r"[A-Za-z0-9_-]{1,64}"
 CODE_PATTERN: Final = r"[a-z]+/[a-z_]+"

@@ -39,6 +39,7 @@ from echoridge_protocol.kinds import (
     MAX_LOG_ENTRIES,
     MAX_NAME_CHARS,
     MAX_PAGE,
+    MAX_REPLAY_STEPS,
     MAX_SEATS,
     MAX_SPECTATOR_DELAY,
     MAX_TABLES_LISTED,
@@ -84,6 +85,7 @@ from echoridge_protocol.records import (
     ChatLine,
     Clock,
     Limits,
+    ReplayStep,
     Resume,
     RunningClock,
     SeatInfo,
@@ -101,6 +103,7 @@ from echoridge_protocol.server_messages import (
     Pong,
     Presence,
     Rematch,
+    Replay,
     Result,
     ServerBye,
     Tables,
@@ -112,7 +115,8 @@ from echoridge_protocol.server_messages import (
 # messages (server_messages.py) are re-exported here: ``m.Text``, ``m.TableInfo``, ``m.Welcome``.
 __all__ = [
     "CODE_PATTERN", "CURSOR_PATTERN", "GAME_MODES", "MAX_CHAT_CHARS", "MAX_CHAT_LINES",
-    "MAX_FEATURES", "MAX_LOG_ENTRIES", "MAX_NAME_CHARS", "MAX_PAGE", "MAX_SEATS",
+    "MAX_FEATURES", "MAX_LOG_ENTRIES", "MAX_NAME_CHARS", "MAX_PAGE", "MAX_REPLAY_STEPS",
+    "MAX_SEATS",
     "MAX_SPECTATOR_DELAY", "MAX_TABLES_LISTED",
     "SAFE_INT", "SENDER_PATTERN", "TABLE_ID_PATTERN", "AnyMap", "Blob", "Bool", "BotKind",
     "Channel", "Chat", "ChatLine", "Choice", "ChosenName", "Clock", "ClockKind", "ClockPreset",
@@ -120,7 +124,8 @@ __all__ = [
     "Code", "CommandMap", "Created", "Deadline", "Delta", "ErrorMessage", "Flag", "GameMode",
     "Int", "Items", "Joined", "Kind", "Limits", "ListedStatus", "LogEntries", "Millis", "Name",
     "OpList",
-    "Outcome", "Pong", "Presence", "Reason", "Rematch", "RequestId", "Result", "Resume",
+    "Outcome", "Pong", "Presence", "Reason", "Rematch", "Replay", "ReplayStep", "RequestId",
+    "Result", "Resume",
     "RunningClock",
     "SeatInfo", "SeatNo", "SeatPresence", "Seconds", "Sentence", "ServerBye", "SessionKind",
     "TableId", "TableInfo", "TableStatus", "Tables", "Text", "Token", "Transcript", "Version",
@@ -136,7 +141,7 @@ SUBPROTOCOLS: Final = (SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON)
 
 FEATURES: Final = (
     "lobby", "resume", "spectate", "bots", "transcripts", "clocks", "handover", "chat", "modes",
-    "lobby_pages", "rematch",
+    "lobby_pages", "rematch", "replay",
 )
 """The feature names v2 defines (SPEC.md §8); a server lists those it offers in ``welcome``."""
 
@@ -323,6 +328,22 @@ class GetTranscript:
 
 
 @dataclass(frozen=True, slots=True)
+class GetReplay:
+    """Ask for a finished game as one viewer saw it, a page of versions at a time (wire type
+    ``replay``): as ``seat`` saw it, as a spectator (no ``seat``), or with ``everyone``'s every
+    secret; from version ``start`` (default 0), ``limit`` versions after it (default and at
+    most ``MAX_REPLAY_STEPS``)."""
+
+    TYPE: ClassVar[str] = "replay"
+    id: RequestId
+    table: TableId
+    seat: SeatNo | None = None
+    everyone: Bool | None = None
+    start: Version | None = None
+    limit: Annotated[int, Int(1, MAX_REPLAY_STEPS)] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SendCommand:
     """A game command from a seat (wire type ``command``).  ``id``: the client command id, which
     makes retries safe; ``expected``: the version the client has seen; ``command``: one of the
@@ -353,11 +374,12 @@ class ClientBye:
 
 ClientMessage = (
     Hello | ListTables | CreateTable | Join | Leave | Start | AddBot | RemovePlayer | CloseTable
-    | AskRematch | Say | ChatOptions | GetTranscript | SendCommand | Ping | ClientBye
+    | AskRematch | Say | ChatOptions | GetTranscript | GetReplay | SendCommand | Ping
+    | ClientBye
 )
 ServerMessage = (
-    Welcome | Delta | Result | Tables | Created | Joined | Transcript | ErrorMessage | Presence
-    | Deadline | Clocks | Chat | Rematch | Pong | ServerBye
+    Welcome | Delta | Result | Tables | Created | Joined | Transcript | Replay | ErrorMessage
+    | Presence | Deadline | Clocks | Chat | Rematch | Pong | ServerBye
 )
 Message = ClientMessage | ServerMessage
 
@@ -366,8 +388,8 @@ CLIENT_MESSAGES: Final[Mapping[str, type[ClientMessage]]] = MappingProxyType(
         c.TYPE: c
         for c in (
             Hello, ListTables, CreateTable, Join, Leave, Start, AddBot, RemovePlayer,
-            CloseTable, AskRematch, Say, ChatOptions, GetTranscript, SendCommand, Ping,
-            ClientBye,
+            CloseTable, AskRematch, Say, ChatOptions, GetTranscript, GetReplay, SendCommand,
+            Ping, ClientBye,
         )
     }
 )
@@ -375,11 +397,11 @@ SERVER_MESSAGES: Final[Mapping[str, type[ServerMessage]]] = MappingProxyType(
     {
         c.TYPE: c
         for c in (
-            Welcome, Delta, Result, Tables, Created, Joined, Transcript, ErrorMessage, Presence,
-            Deadline, Clocks, Chat, Rematch, Pong, ServerBye,
+            Welcome, Delta, Result, Tables, Created, Joined, Transcript, Replay, ErrorMessage,
+            Presence, Deadline, Clocks, Chat, Rematch, Pong, ServerBye,
         )
     }
 )
 RECORDS: Final = (
-    Resume, Limits, SeatInfo, SeatPresence, Clock, RunningClock, ChatLine, TableInfo
+    Resume, Limits, SeatInfo, SeatPresence, Clock, RunningClock, ChatLine, TableInfo, ReplayStep
 )

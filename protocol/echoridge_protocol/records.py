@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 from echoridge_protocol.kinds import (
     GAME_MODES,
@@ -22,8 +22,10 @@ from echoridge_protocol.kinds import (
     GameMode,
     Int,
     Items,
+    LogEntries,
     Millis,
     Name,
+    OpList,
     SeatNo,
     Seconds,
     TableId,
@@ -140,3 +142,14 @@ class TableInfo:
     clock: Clock | None = None
     mode: Annotated[GameMode, Choice(GAME_MODES)] | None = None
     rematch: TableId | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStep:
+    """One version of a ``replay`` page: the ops that bring the viewer's view from the version
+    before to ``version`` (SPEC.md §6.2), and ``log``: what happened in it as that viewer knew
+    it (absent: nothing), as a ``delta`` of the game carried them."""
+
+    version: Version
+    ops: Annotated[list[Any], OpList()]
+    log: LogEntries | None = None

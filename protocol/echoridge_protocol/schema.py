@@ -37,9 +37,15 @@ _OPAQUE: dict[tuple[str, str], str] = {
     ("Welcome", "log"): "LogEntry",
     ("Delta", "log"): "LogEntry",
     ("Transcript", "transcript"): "TranscriptDoc",
+    ("Replay", "view"): "View",
+    ("Replay", "log"): "LogEntry",
+    ("ReplayStep", "log"): "LogEntry",
 }
 # Names of the definitions of the client messages whose wire type the server uses too.
-_CLIENT_NAMES = {"bye": "ClientBye", "transcript": "GetTranscript", "rematch": "AskRematch"}
+_CLIENT_NAMES = {
+    "bye": "ClientBye", "transcript": "GetTranscript", "rematch": "AskRematch",
+    "replay": "GetReplay",
+}
 
 
 def _ref(name: str) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from echoridge_protocol.kinds import (
     CURSOR_PATTERN,
     MAX_CHAT_LINES,
     MAX_FEATURES,
+    MAX_REPLAY_STEPS,
     MAX_SEATS,
     MAX_TABLES_LISTED,
     SAFE_INT,
@@ -37,6 +38,7 @@ from echoridge_protocol.kinds import (
 from echoridge_protocol.records import (
     ChatLine,
     Limits,
+    ReplayStep,
     RunningClock,
     SeatPresence,
     TableInfo,
@@ -138,6 +140,27 @@ class Transcript:
     id: RequestId
     table: TableId
     transcript: View
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """One page of the answer to a ``replay`` request: a finished game as one viewer saw it.
+    ``seat`` (absent: a spectator) or ``everyone`` says whose; ``view`` is that viewer's view
+    at version ``start``, ``log`` what happened in that version as it knew it, and ``steps``
+    the versions after it, in order; ``last``: the game's last version; ``next``: the
+    ``start`` of the next page (absent: this page ends at ``last``)."""
+
+    TYPE: ClassVar[str] = "replay"
+    id: RequestId
+    table: TableId
+    everyone: Bool
+    start: Version
+    last: Version
+    view: View
+    steps: Annotated[tuple[ReplayStep, ...], Items(ReplayStep, MAX_REPLAY_STEPS)]
+    seat: SeatNo | None = None
+    log: LogEntries | None = None
+    next: Version | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,8 +31,10 @@ from echoridge_protocol import diff
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SPEC = ROOT / "protocol" / "SPEC.md"
 PUBLISHED = ROOT / "protocol" / "examples" / "transcript.json"
+PUBLISHED_REPLAY = ROOT / "protocol" / "examples" / "replay.json"
 
 TABLE = "t-7f3a9c"
+REPLAY = {"type": "replay", "id": "r8", "table": TABLE, "seat": 1, "start": 12, "limit": 4}
 SERVER_SEED = bytes(range(32))
 CLIENT_SEEDS = (
     bytes.fromhex("5be1c9a07d3f2e8641a0b9c7d2e5f813"),
@@ -119,6 +121,20 @@ def transcript_reply() -> dict[str, Any]:
     return {"type": "transcript", "id": "r7", "table": TABLE, "transcript": play().transcript}
 
 
+def replay_reply() -> dict[str, Any]:
+    """The reply to SPEC's ``replay-request`` (``REPLAY``) in this game, published whole as
+    protocol/examples/: seat 1's versions 12 to 16, seat 0's Drive among them."""
+    from echoridge.tables import replays
+    from echoridge_protocol import codec
+    from echoridge_protocol import messages as m
+
+    request = codec.decode(json.dumps(REPLAY), m.SUBPROTOCOL_JSON, sender="client")
+    assert isinstance(request, m.GetReplay)
+    game = replays.done(replays.rebuild(play().transcript))
+    reply = replays.done(replays.page(game, request))
+    return dict(json.loads(codec.encode(reply, m.SUBPROTOCOL_JSON)))
+
+
 def _told(game: Game, version: int) -> Any:
     return told(game.states[version], game.commands[version - 1], game.events[version - 1])
 
@@ -149,6 +165,7 @@ def write() -> None:
     SPEC.write_text(text, encoding="utf-8")
     PUBLISHED.parent.mkdir(parents=True, exist_ok=True)
     PUBLISHED.write_text(dump(transcript_reply()) + "\n", encoding="utf-8")
+    PUBLISHED_REPLAY.write_text(dump(replay_reply()) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

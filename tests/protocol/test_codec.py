@@ -181,7 +181,8 @@ def test_message_types_are_lowercase_and_unique_per_direction() -> None:
     for registry in (m.CLIENT_MESSAGES, m.SERVER_MESSAGES):
         for tag, cls in registry.items():
             assert re.fullmatch(r"[a-z_]+", tag) and tag == cls.TYPE
-    assert set(m.CLIENT_MESSAGES) & set(m.SERVER_MESSAGES) == {"bye", "rematch", "transcript"}
+    shared = {"bye", "rematch", "transcript", "replay"}
+    assert set(m.CLIENT_MESSAGES) & set(m.SERVER_MESSAGES) == shared
 
 
 def test_bytes_are_bin_in_msgpack_and_lowercase_hex_in_json() -> None:

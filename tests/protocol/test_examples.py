@@ -16,7 +16,14 @@ from echoridge.transcript import replay
 from echoridge_protocol import codec
 from echoridge_protocol import messages as m
 from echoridge_protocol.verify import verify_transcript
-from tests.protocol.example_game import PUBLISHED, examples, transcript_reply
+from tests.protocol.example_game import (
+    PUBLISHED,
+    PUBLISHED_REPLAY,
+    REPLAY,
+    examples,
+    replay_reply,
+    transcript_reply,
+)
 from tests.protocol.test_golden import EXAMPLES
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -52,3 +59,18 @@ def test_the_published_transcript_is_the_game_s_and_verifies() -> None:
     assert report.ok, report
     versions = [e["version"] for e in published["transcript"]["entries"]]
     assert versions == list(range(1, len(versions) + 1)) and len(versions) > 13
+
+
+def test_the_published_replay_answers_the_spec_request_and_agrees_with_the_transcript() -> None:
+    """protocol/examples/replay.json is this game's reply to SPEC's ``replay-request``, and it
+    passes the check SPEC 4.7 describes against the published transcript."""
+    published = json.loads(PUBLISHED_REPLAY.read_text(encoding="utf-8"))
+    assert published == json.loads(json.dumps(replay_reply()))
+    assert EXAMPLES["replay-request"] == REPLAY
+    assert errors(published) == []
+    message = codec.decode(json.dumps(published), m.SUBPROTOCOL_JSON, sender="server")
+    assert isinstance(message, m.Replay)
+    from echoridge_client.replay import check_against_transcript, page_views
+
+    transcript = json.loads(PUBLISHED.read_text(encoding="utf-8"))["transcript"]
+    check_against_transcript(page_views(published), transcript, 1)

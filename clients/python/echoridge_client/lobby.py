@@ -23,10 +23,11 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 
 from echoridge_client.connection import Connection, hello, welcome_of
 from echoridge_client.errors import Busy, ClientError, Refused
+from echoridge_client.replay import ReplayedVersion, replayed
 from echoridge_client.retry import RETRY_SECONDS, Backoff, busy_delay, retryable
 from echoridge_protocol import messages as m
 
@@ -245,6 +246,30 @@ class Lobby:
         reply = await self._reply(m.GetTranscript(self._id(), table), m.Transcript, retry=True)
         assert isinstance(reply, m.Transcript)
         return dict(reply.transcript)
+
+    async def replay_page(
+        self,
+        table: str,
+        seat: int | None = None,
+        *,
+        everyone: bool = False,
+        start: int = 0,
+        limit: int | None = None,
+    ) -> m.Replay:
+        """One page of a finished game's replay (SPEC.md §4.7): as ``seat`` saw it, as a
+        spectator (no seat), or with ``everyone``'s secrets; ``replay()`` reads them all."""
+        request = m.GetReplay(self._id(), table, seat, everyone or None, start or None, limit)
+        reply = await self._reply(request, m.Replay, retry=True)
+        assert isinstance(reply, m.Replay)
+        return reply
+
+    async def replay(
+        self, table: str, seat: int | None = None, *, everyone: bool = False, start: int = 0
+    ) -> AsyncIterator[ReplayedVersion]:
+        """Every version of a finished game from ``start`` as one viewer saw it, in order:
+        page after page, each delta applied (replay.py)."""
+        async for version in replayed(self, table, seat, everyone=everyone, start=start):
+            yield version
 
     async def close(self) -> None:
         await self.connection.close()

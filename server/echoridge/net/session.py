@@ -345,6 +345,8 @@ class Session(Handshake):
             case m.GetTranscript(id=rid, table=table):
                 prepared = await self.node.transcript(table)  # (kept, encoded: transcripts.py)
                 self.deliver(prepared.frame(rid, self.subprotocol))
+            case m.GetReplay():
+                self._send(await self.node.replays.page(message))  # (tables/replays.py)
             case m.Say() | m.ChatOptions():
                 await self._chat(message)
             case m.Ping(id=rid):

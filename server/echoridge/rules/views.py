@@ -73,11 +73,18 @@ def _make(i: int, key: Any, make: Any) -> Any:
     return make()
 
 
-def view(state: State, viewer: Viewer, cache: ViewCache | None = None) -> dict[str, Any]:
+def view(
+    state: State, viewer: Viewer, cache: ViewCache | None = None, *, hindsight: bool = False
+) -> dict[str, Any]:
     """What ``viewer`` may see of ``state``; with a ``cache``, sharing unchanged subtrees with
-    the views the cache made before (see ``ViewCache``)."""
-    if isinstance(viewer, Everyone) and state.status is not Status.OVER:
+    the views the cache made before (see ``ViewCache``).  ``Everyone``'s view of a game still
+    being played is refused, unless ``hindsight``: the caller knows the game ``state`` is a
+    version of is over (a replay with everything revealed, issue 27), so every secret of that
+    version may be shown (nothing before the start, when there is none)."""
+    if isinstance(viewer, Everyone) and state.status is not Status.OVER and not hindsight:
         raise RulesError("the full view is only published after the game")
+    if isinstance(viewer, Everyone) and state.status is Status.NEW:
+        viewer = SPECTATOR
     if isinstance(viewer, Seat) and not 0 <= viewer.seat < len(state.players):
         raise RulesError("no such seat")
     if cache is None:
