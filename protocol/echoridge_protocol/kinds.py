@@ -96,11 +96,14 @@ MAX_CLOCK_SECONDS: Final = 90 * 86400
 MAX_CHAT_CHARS: Final = 2000  # the codec's bound (a client string's); the chat's is lower (§6.7)
 MAX_CHAT_LINES: Final = 200
 MAX_REPLAY_STEPS: Final = 200  # replay.limit: versions in one page of a replay, at most
+MAX_GAMES_ASKED: Final = 50  # list_games.tables: the tables one request may name, at most
 
 TABLE_ID_PATTERN: Final = r"[A-Za-z0-9_-]{1,64}"
 CODE_PATTERN: Final = r"[a-z]+/[a-z_]+"
 SENDER_PATTERN: Final = r"(seat|spectator):[0-9a-f]{1,32}"
 CURSOR_PATTERN: Final = r"[A-Za-z0-9_.:-]{1,128}"  # list_tables.cursor: opaque to clients
+SUSPECT_PATTERN: Final = r"S[0-9]{2}"
+ROLE_PATTERN: Final = r"[a-z_]{1,32}"
 
 
 GAME_MODES: Final = ("competitive", "cooperative", "solo")

@@ -36,6 +36,7 @@ from echoridge_protocol.kinds import (
     MAX_CHAT_CHARS,
     MAX_CHAT_LINES,
     MAX_FEATURES,
+    MAX_GAMES_ASKED,
     MAX_LOG_ENTRIES,
     MAX_NAME_CHARS,
     MAX_PAGE,
@@ -43,8 +44,10 @@ from echoridge_protocol.kinds import (
     MAX_SEATS,
     MAX_SPECTATOR_DELAY,
     MAX_TABLES_LISTED,
+    ROLE_PATTERN,
     SAFE_INT,
     SENDER_PATTERN,
+    SUSPECT_PATTERN,
     TABLE_ID_PATTERN,
     AnyMap,
     Blob,
@@ -84,6 +87,8 @@ from echoridge_protocol.kinds import (
 from echoridge_protocol.records import (
     ChatLine,
     Clock,
+    GamePlayer,
+    GameRecord,
     Limits,
     ReplayStep,
     Resume,
@@ -99,6 +104,7 @@ from echoridge_protocol.server_messages import (
     Deadline,
     Delta,
     ErrorMessage,
+    Games,
     Joined,
     Pong,
     Presence,
@@ -118,10 +124,12 @@ __all__ = [
     "MAX_FEATURES", "MAX_LOG_ENTRIES", "MAX_NAME_CHARS", "MAX_PAGE", "MAX_REPLAY_STEPS",
     "MAX_SEATS",
     "MAX_SPECTATOR_DELAY", "MAX_TABLES_LISTED",
-    "SAFE_INT", "SENDER_PATTERN", "TABLE_ID_PATTERN", "AnyMap", "Blob", "Bool", "BotKind",
+    "ROLE_PATTERN", "SAFE_INT", "SENDER_PATTERN", "SUSPECT_PATTERN", "TABLE_ID_PATTERN",
+    "AnyMap", "Blob", "Bool", "BotKind",
     "Channel", "Chat", "ChatLine", "Choice", "ChosenName", "Clock", "ClockKind", "ClockPreset",
     "Clocks",
     "Code", "CommandMap", "Created", "Deadline", "Delta", "ErrorMessage", "Flag", "GameMode",
+    "GamePlayer", "GameRecord", "Games",
     "Int", "Items", "Joined", "Kind", "Limits", "ListedStatus", "LogEntries", "Millis", "Name",
     "OpList",
     "Outcome", "Pong", "Presence", "Reason", "Rematch", "Replay", "ReplayStep", "RequestId",
@@ -141,7 +149,7 @@ SUBPROTOCOLS: Final = (SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON)
 
 FEATURES: Final = (
     "lobby", "resume", "spectate", "bots", "transcripts", "clocks", "handover", "chat", "modes",
-    "lobby_pages", "rematch", "replay",
+    "lobby_pages", "rematch", "replay", "games",
 )
 """The feature names v2 defines (SPEC.md §8); a server lists those it offers in ``welcome``."""
 
@@ -201,6 +209,24 @@ class ListTables:
     table: TableId | None = None
     status: Annotated[ListedStatus, Choice(("waiting", "playing"))] | None = None
     mode: Annotated[GameMode, Choice(GAME_MODES)] | None = None
+    limit: Annotated[int, Int(1, MAX_PAGE)] | None = None
+    cursor: Annotated[str, Text(1, 128, pattern=CURSOR_PATTERN)] | None = None
+
+
+_TABLE = Text(1, 64, pattern=TABLE_ID_PATTERN)
+
+
+@dataclass(frozen=True, slots=True)
+class ListGames:
+    """List finished games, newest first, one page at a time (the record of games): the public
+    ones, or only those a player of that ``player`` name sat at (case and width ignored), after
+    ``cursor`` (a previous reply's ``next``); or, with ``tables``, those of these tables that
+    are finished games, public or not (whoever has a table's id may see its record)."""
+
+    TYPE: ClassVar[str] = "list_games"
+    id: RequestId
+    player: Name | None = None
+    tables: Annotated[tuple[str, ...], Items(_TABLE, MAX_GAMES_ASKED, 1)] | None = None
     limit: Annotated[int, Int(1, MAX_PAGE)] | None = None
     cursor: Annotated[str, Text(1, 128, pattern=CURSOR_PATTERN)] | None = None
 
@@ -373,13 +399,13 @@ class ClientBye:
 
 
 ClientMessage = (
-    Hello | ListTables | CreateTable | Join | Leave | Start | AddBot | RemovePlayer | CloseTable
-    | AskRematch | Say | ChatOptions | GetTranscript | GetReplay | SendCommand | Ping
+    Hello | ListTables | ListGames | CreateTable | Join | Leave | Start | AddBot | RemovePlayer
+    | CloseTable | AskRematch | Say | ChatOptions | GetTranscript | GetReplay | SendCommand | Ping
     | ClientBye
 )
 ServerMessage = (
-    Welcome | Delta | Result | Tables | Created | Joined | Transcript | Replay | ErrorMessage
-    | Presence | Deadline | Clocks | Chat | Rematch | Pong | ServerBye
+    Welcome | Delta | Result | Tables | Games | Created | Joined | Transcript | Replay
+    | ErrorMessage | Presence | Deadline | Clocks | Chat | Rematch | Pong | ServerBye
 )
 Message = ClientMessage | ServerMessage
 
@@ -387,7 +413,7 @@ CLIENT_MESSAGES: Final[Mapping[str, type[ClientMessage]]] = MappingProxyType(
     {
         c.TYPE: c
         for c in (
-            Hello, ListTables, CreateTable, Join, Leave, Start, AddBot, RemovePlayer,
+            Hello, ListTables, ListGames, CreateTable, Join, Leave, Start, AddBot, RemovePlayer,
             CloseTable, AskRematch, Say, ChatOptions, GetTranscript, GetReplay, SendCommand,
             Ping, ClientBye,
         )
@@ -397,11 +423,12 @@ SERVER_MESSAGES: Final[Mapping[str, type[ServerMessage]]] = MappingProxyType(
     {
         c.TYPE: c
         for c in (
-            Welcome, Delta, Result, Tables, Created, Joined, Transcript, Replay, ErrorMessage,
-            Presence, Deadline, Clocks, Chat, Rematch, Pong, ServerBye,
+            Welcome, Delta, Result, Tables, Games, Created, Joined, Transcript, Replay,
+            ErrorMessage, Presence, Deadline, Clocks, Chat, Rematch, Pong, ServerBye,
         )
     }
 )
 RECORDS: Final = (
-    Resume, Limits, SeatInfo, SeatPresence, Clock, RunningClock, ChatLine, TableInfo, ReplayStep
+    Resume, Limits, SeatInfo, SeatPresence, Clock, RunningClock, ChatLine, TableInfo, ReplayStep,
+    GamePlayer, GameRecord,
 )

@@ -10,8 +10,10 @@ from echoridge_protocol.kinds import (
     MAX_CHAT_CHARS,
     MAX_SEATS,
     MAX_SPECTATOR_DELAY,
+    ROLE_PATTERN,
     SAFE_INT,
     SENDER_PATTERN,
+    SUSPECT_PATTERN,
     Blob,
     Bool,
     BotKind,
@@ -153,3 +155,39 @@ class ReplayStep:
     version: Version
     ops: Annotated[list[Any], OpList()]
     log: LogEntries | None = None
+
+
+Suspect = Annotated[str, Text(3, 3, pattern=SUSPECT_PATTERN)]
+
+
+@dataclass(frozen=True, slots=True)
+class GamePlayer:
+    """A seat of a finished game in a ``games`` listing: its player's ``name``, the ``bot``
+    kind for a seat the server played, the co-op ``role``, and its ``accusation`` (a suspect;
+    absent: none)."""
+
+    seat: SeatNo
+    name: Name
+    bot: Annotated[BotKind, Choice(("random", "greedy"))] | None = None
+    role: Annotated[str, Text(1, 32, pattern=ROLE_PATTERN)] | None = None
+    accusation: Suspect | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """The record of a finished game (a ``games`` listing): who played, the ``murderer``, the
+    ``winners`` (seats), when it was created, started and ended (ms since the Unix epoch, UTC),
+    its ``turns`` and its last ``version``."""
+
+    table: TableId
+    mode: Annotated[GameMode, Choice(GAME_MODES)]
+    public: Bool
+    seats: Annotated[int, Int(1, MAX_SEATS)]
+    players: Annotated[tuple[GamePlayer, ...], Items(GamePlayer, MAX_SEATS)]
+    murderer: Suspect
+    winners: Annotated[tuple[int, ...], Items(Int(0, MAX_SEATS - 1), MAX_SEATS)]
+    created: Millis
+    started: Millis
+    ended: Millis
+    turns: Annotated[int, Int(0, SAFE_INT)]
+    version: Version

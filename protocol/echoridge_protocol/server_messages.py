@@ -10,6 +10,7 @@ from echoridge_protocol.kinds import (
     CURSOR_PATTERN,
     MAX_CHAT_LINES,
     MAX_FEATURES,
+    MAX_PAGE,
     MAX_REPLAY_STEPS,
     MAX_SEATS,
     MAX_TABLES_LISTED,
@@ -37,6 +38,7 @@ from echoridge_protocol.kinds import (
 )
 from echoridge_protocol.records import (
     ChatLine,
+    GameRecord,
     Limits,
     ReplayStep,
     RunningClock,
@@ -106,6 +108,17 @@ class Tables:
     TYPE: ClassVar[str] = "tables"
     id: RequestId
     tables: Annotated[tuple[TableInfo, ...], Items(TableInfo, MAX_TABLES_LISTED)]
+    next: Annotated[str, Text(1, 128, pattern=CURSOR_PATTERN)] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Games:
+    """The answer to ``list_games``: one page of finished games' records, newest first;
+    ``next``: the ``cursor`` that asks for the page after it (absent: the last page)."""
+
+    TYPE: ClassVar[str] = "games"
+    id: RequestId
+    games: Annotated[tuple[GameRecord, ...], Items(GameRecord, MAX_PAGE)]
     next: Annotated[str, Text(1, 128, pattern=CURSOR_PATTERN)] | None = None
 
 

@@ -52,7 +52,8 @@ async def test_every_seat_and_a_spectator_replay_what_they_were_sent(server: Ser
     lobby = await Lobby.connect(url)
     try:
         table = (await lobby.create(2, public=True, spectators=True)).table
-        tokens = [(await lobby.join(table, name)).token for name in ("Ada", "Ben")]
+        names = (f"Ada{table[-6:]}", "Ben")  # (a name no other test's game has)
+        tokens = [(await lobby.join(table, name)).token for name in names]
         seats = [await RecordingSeat.sit(url, table, t) for t in tokens]
         watcher = await RecordingSpectator.watch(url, table)
         with pytest.raises(Refused) as early:
@@ -96,6 +97,22 @@ async def test_every_seat_and_a_spectator_replay_what_they_were_sent(server: Ser
         with pytest.raises(Refused) as unknown:
             await lobby.replay_page("t-0000000000", 0)
         assert unknown.value.code == "table/not_found"
+        # the record of games: by a player's name (any case), and by table
+        name = f"Ada{table[-6:]}"
+        record = (await lobby.games(tables=[table, "t-0000000000"])).games
+        assert [g.table for g in record] == [table]
+        result = seats[0].view["result"]
+        assert list(record[0].winners) == result["winners"]
+        assert record[0].murderer == result["murderer"]
+        assert [p.accusation for p in record[0].players] == result["accusations"]
+        assert [p.name for p in record[0].players] == [name, "Ben"]
+        assert record[0].version == last and record[0].ended >= record[0].started > 0
+        by_name = await lobby.games(player=name.upper(), limit=5)
+        assert [g.table for g in by_name.games] == [table] and by_name.next is None
+        with pytest.raises(Refused) as both:
+            await lobby.games(player=name, tables=[table])
+        assert both.value.code == "protocol/bad_field"
+
         page = await lobby.replay_page(table, 1, start=last - 3, limit=2)
         assert [s.version for s in page.steps] == [last - 2, last - 1] and page.next == last - 1
     finally:

@@ -106,7 +106,8 @@ def strategy_of(kind: Any) -> st.SearchStrategy[Any]:
     if isinstance(kind, m.Choice):
         return st.sampled_from(kind.options)
     if isinstance(kind, m.Items):
-        return st.lists(strategy_of(kind.item), max_size=min(kind.max_items, 4)).map(tuple)
+        most = min(kind.max_items, 4)
+        return st.lists(strategy_of(kind.item), min_size=kind.min_items, max_size=most).map(tuple)
     if isinstance(kind, m.AnyMap):
         return st.dictionaries(st.text(ANY_CHAR, max_size=8), plain(3), max_size=5)
     if isinstance(kind, m.CommandMap):

@@ -118,3 +118,43 @@ async def test_raw_and_restore_move_the_stored_bytes(storage: Storage, table_id:
     assert await storage.archive.get(table) == PACKED
     assert await storage.redis.zscore(ENDED, table) == 7
     assert await storage.redis.zscore(DUE, table) is None  # (its live keys are not back)
+
+
+async def test_the_record_of_games_pages_newest_first_by_player(
+    storage: Storage, table_id: str
+) -> None:
+    """Public games listed by a person's name (case and width ignored), newest first, in pages
+    that neither repeat nor skip a game (two games ended in the same millisecond); a private
+    game and a bot's name are not listed, but a private game's record is read by its table."""
+    name = f"Zoë {table_id}"
+    ended = [1_700_000_000_000 + 1000 * i for i in range(7)]
+    ended[3] = ended[4]  # a tie
+    tables = []
+    for i, when in enumerate(ended):
+        table = await make_table(storage, f"{table_id}-{i}")
+        players = [{"seat": 0, "name": name, "bot": None}, {"seat": 1, "name": "x", "bot": None}]
+        record = {**RECORD, "table": table, "ended": when, "players": players}
+        await storage.archive.archive(table, PACKED, record, 0)
+        tables.append(table)
+    private = await make_table(storage, f"{table_id}-p")
+    hidden = {**RECORD, "table": private, "public": False, "players": [{"seat": 0, "name": name}]}
+    await storage.archive.archive(private, PACKED, hidden, 0)
+    bot = await make_table(storage, f"{table_id}-b")
+    botted = {**RECORD, "table": bot, "players": [{"seat": 0, "name": name, "bot": "random"}]}
+    await storage.archive.archive(bot, PACKED, botted, 0)
+
+    seen: list[str] = []
+    cursor = None
+    for _ in range(10):
+        page, cursor = await storage.archive.listing(3, name.upper(), cursor)
+        assert len(page) <= 3
+        seen += [r["table"] for r in page]
+        if cursor is None:
+            break
+    assert sorted(seen) == sorted(tables) and len(seen) == 7
+    assert [ended[tables.index(t)] for t in seen] == sorted(ended, reverse=True)
+    found = await storage.archive.records([private, bot, tables[0], "t-none"])
+    assert set(found) == {private, bot, tables[0]}
+    await storage.archive.drop(tables[0])
+    page, _ = await storage.archive.listing(10, name)
+    assert tables[0] not in [r["table"] for r in page] and len(page) == 6

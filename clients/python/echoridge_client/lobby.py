@@ -247,6 +247,24 @@ class Lobby:
         assert isinstance(reply, m.Transcript)
         return dict(reply.transcript)
 
+    async def games(
+        self,
+        *,
+        player: str | None = None,
+        tables: list[str] | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> m.Games:
+        """One page of the record of games (SPEC.md §4.8), newest first: the public finished
+        games, or those a player of ``player``'s name sat at; or the finished games among
+        ``tables`` (public or not).  ``reply.next``: the cursor of the next page."""
+        request = m.ListGames(
+            self._id(), player, tuple(tables) if tables else None, limit, cursor
+        )
+        reply = await self._reply(request, m.Games, retry=True)
+        assert isinstance(reply, m.Games)
+        return reply
+
     async def replay_page(
         self,
         table: str,

@@ -303,6 +303,8 @@ class Session(Handshake):
                     message.limit, message.status, message.mode, message.cursor
                 )
                 self._send(m.Tables(id=rid, tables=tuple(tables), next=after))
+            case m.ListGames():
+                self._send(await self.node.lobby.games(message))  # (the record of games)
             case m.CreateTable(id=rid):
                 clock = clock_settings(
                     message.clock, self.node.decision_seconds, self.node.clock_floor

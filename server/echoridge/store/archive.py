@@ -21,7 +21,10 @@ Keys:
 ``keep`` writes the transcript and the record in one script on the table's slot (``ARCHIVE``:
 ``SET NX`` both, only while the table's metadata exists, with its time to live if it has one), then
 the indexes, which live outside every table's slot (a Redis Cluster cannot write both at once):
-they are hints, and every use checks the table's keys.  ``release`` deletes the live keys in one
+they are hints, and every use checks the table's keys.  The record of games (SPEC 4.8) reads
+``er:archive:public`` (public games by end time) and ``er:archive:player:<name>`` (the public
+games each person sat at, by their folded name), newest first in pages (``listing``), or the
+records of named tables (``records``).  ``release`` deletes the live keys in one
 script (``RELEASE``) that first checks the transcript and the record are there; ``drop`` deletes
 an archived game (retention, ``--keep-finished``).  ``raw``/``restore`` move archived games to
 and from files as their stored bytes (``echo-ridge archive export|import``).
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import lzma
+import unicodedata
 import zlib
 from collections.abc import Mapping
 from typing import Any
@@ -39,10 +43,25 @@ import msgpack
 
 from echoridge.store import keys
 from echoridge.store.connection import Redis, Scripts, redis_errors
+from echoridge.store.lobbyindex import cursor_of, newest, parse_cursor
 
 ENDED = "er:archive:ended"
 PUBLIC = "er:archive:public"
 DUE = "er:archive:due"
+PLAYER = "er:archive:player:"  # + a folded name: the public games a player of that name sat at
+
+
+def player_key(name: str) -> str:
+    """The index of the public games a player of ``name`` sat at: case and width ignored."""
+    return PLAYER + unicodedata.normalize("NFKC", name).casefold()
+
+
+def _names(record: Mapping[str, Any]) -> set[str]:
+    """The names of the people who played (bots are not listed by name)."""
+    players = record.get("players", ())
+    return {str(p.get("name", "")) for p in players if isinstance(p, Mapping) and not p.get("bot")}
+
+
 XZ_MAGIC = b"\xfd7zXZ\x00"
 PRESET = 6  # xz's default: 9 saves ~1% more on transcripts, at several times the memory
 
@@ -96,6 +115,41 @@ class Archive:
         async with redis_errors("reading a record"):
             return bool(await self.redis.exists(keys.record(table)))
 
+    async def listing(
+        self, limit: int, player: str | None = None, cursor: str | None = None
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """One page of the public finished games' records, newest first (those a player of
+        ``player``'s name sat at, when given), after ``cursor``; and the cursor of the next page
+        (None: the last).  Two round trips.  ValueError for a cursor this server did not make."""
+        key = PUBLIC if player is None else player_key(player)
+        after = None if cursor is None else parse_cursor(cursor)
+        async with redis_errors("reading the record of games"):
+            rows = await newest(self.redis, key, limit + 1, after)
+        more = len(rows) > limit
+        rows = rows[:limit]
+        found = await self.records([table for table, _ in rows])
+        next_cursor = cursor_of(rows[-1][1], rows[-1][0]) if more else None
+        return [found[table] for table, _ in rows if table in found], next_cursor
+
+    async def records(self, tables: list[str]) -> dict[str, dict[str, Any]]:
+        """The records of those of ``tables`` that are archived games (one round trip)."""
+        if not tables:
+            return {}
+        async with redis_errors("reading records"):
+            pipe = self.redis.pipeline(transaction=False)
+            for table in tables:  # (one key each: a Redis Cluster holds them on many slots)
+                pipe.get(keys.record(table))
+            values: list[Any] = await pipe.execute()
+        out = {}
+        for table, value in zip(tables, values, strict=True):
+            try:
+                record = msgpack.unpackb(value) if value is not None else None
+            except (ValueError, msgpack.UnpackException):
+                record = None
+            if isinstance(record, dict):
+                out[table] = record
+        return out
+
     # --- writing --------------------------------------------------------------------------------
 
     async def keep(self, table: str, packed: bytes) -> bool:
@@ -130,6 +184,8 @@ class Archive:
             pipe.zadd(ENDED, {table: int(record.get("ended") or 0)})
             if record.get("public"):
                 pipe.zadd(PUBLIC, {table: int(record.get("ended") or 0)})
+                for name in _names(record):
+                    pipe.zadd(player_key(name), {table: int(record.get("ended") or 0)})
             if release_at is not None:
                 pipe.zadd(DUE, {table: release_at}, nx=True)
             await pipe.execute()
@@ -178,11 +234,14 @@ class Archive:
     async def drop(self, table: str) -> None:
         """Forget an archived game: its transcript, record and index entries (its live keys
         were released before, or go now too)."""
+        record = await self.record(table) or {}
         async with redis_errors("dropping an archived game"):
             pipe = self.redis.pipeline(transaction=False)
             pipe.delete(keys.transcript(table), keys.record(table), *keys.live(table))
             pipe.zrem(ENDED, table)
             pipe.zrem(PUBLIC, table)
+            for name in _names(record):
+                pipe.zrem(player_key(name), table)
             pipe.zrem(DUE, table)
             await pipe.execute()
 

@@ -123,6 +123,31 @@ def parse_cursor(text: str) -> tuple[int, str]:
     return int(match[1]), match[2]
 
 
+async def newest(
+    redis: Redis, key: str, count: int, after: tuple[int, str] | None
+) -> list[tuple[str, int]]:
+    """``count`` (member, score) of the sorted set ``key``, highest score first, after
+    ``after`` (a cursor's score and member: ``parse_cursor``).  Also the archive's listings."""
+    top: int | str = "+inf" if after is None else after[0]
+    start = 0
+    while True:
+        raw: Any = await redis.zrevrangebyscore(
+            key, top, "-inf", start=start, num=count, withscores=True
+        )
+        rows = [(_text(member), int(points)) for member, points in raw]
+        if after is None:
+            return rows
+        # Ties with the cursor's score come first, by member backwards: skip those
+        # the previous page showed (member at or after the cursor's).
+        score, last = after
+        shown = 0
+        while shown < len(rows) and rows[shown][1] == score and rows[shown][0] >= last:
+            shown += 1
+        if shown == 0:
+            return rows
+        start += shown
+
+
 def _text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -189,26 +214,8 @@ class LobbyIndex:
     async def _rows(
         self, key: str, count: int, after: tuple[int, str] | None
     ) -> list[tuple[str, int]]:
-        """``count`` (table, score) of ``key``, highest score first, after ``after``."""
-        top: int | str = "+inf" if after is None else after[0]
-        start = 0
         async with redis_errors("reading the lobby"):
-            while True:
-                raw: Any = await self.redis.zrevrangebyscore(
-                    key, top, "-inf", start=start, num=count, withscores=True
-                )
-                rows = [(_text(member), int(points)) for member, points in raw]
-                if after is None:
-                    return rows
-                # Ties with the cursor's score come first, by member backwards: skip those
-                # the previous page showed (member at or after the cursor's).
-                score, last = after
-                shown = 0
-                while shown < len(rows) and rows[shown][1] == score and rows[shown][0] >= last:
-                    shown += 1
-                if shown == 0:
-                    return rows
-                start += shown
+            return await newest(self.redis, key, count, after)
 
     async def due(self, now_ms: int, limit: int = 64) -> list[str]:
         """Tables whose expiry time is at or before ``now_ms``, earliest first."""

@@ -27,6 +27,7 @@ from echoridge.rules import State, Status
 from echoridge.store import StoreError
 from echoridge.store.entries import Entry
 from echoridge.tables.errors import TableError
+from echoridge_protocol import messages as m
 
 POLL_SECONDS = 5.0
 BATCH = 64  # games released (or dropped) per poll, at most
@@ -60,6 +61,39 @@ def make_record(
         "versions": len(entries),
         "rules": final.rules,
     }
+
+
+def listed(record: Mapping[str, Any]) -> m.GameRecord:
+    """A record as the record of games lists it (SPEC 4.8): a one-seat competitive game is
+    ``solo``, as in ``tables``."""
+    players = record["players"]
+    accusations = list(record.get("accusations") or [])
+    mode = record["mode"]
+    if mode == "competitive" and record["seats"] == 1:
+        mode = "solo"
+    return m.GameRecord(
+        table=record["table"],
+        mode=mode,
+        public=bool(record.get("public")),
+        seats=record["seats"],
+        players=tuple(
+            m.GamePlayer(
+                seat=p["seat"],
+                name=p["name"],
+                bot=p.get("bot") or None,
+                role=p.get("role") or None,
+                accusation=accusations[p["seat"]] if p["seat"] < len(accusations) else None,
+            )
+            for p in players
+        ),
+        murderer=record["murderer"],
+        winners=tuple(record.get("winners") or ()),
+        created=int(record.get("created") or 0),
+        started=int(record.get("started") or 0),
+        ended=int(record.get("ended") or 0),
+        turns=int(record.get("turns") or 0),
+        version=int(record.get("versions") or 0),
+    )
 
 
 class Archiver:

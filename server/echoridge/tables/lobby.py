@@ -24,6 +24,7 @@ from typing import cast
 
 from echoridge.store import Storage, TableExists, TableNotFound
 from echoridge.store.lobbyindex import mode_of
+from echoridge.tables.archiving import listed
 from echoridge.tables.clocks import CASUAL, ClockSettings, from_meta
 from echoridge.tables.errors import TableError
 from echoridge.tables.quota import LobbyLimits, Requester, reserve
@@ -168,6 +169,27 @@ class Lobby:
                 "protocol/bad_field", "list_tables.cursor: not a cursor of this server"
             ) from None
         return [await self._info(table, meta) for table, meta in page.tables], page.next
+
+    async def games(self, request: m.ListGames) -> m.Games:
+        """A page of the record of games (SPEC 4.8): the public finished games, newest first,
+        or a player's; or the finished games of the tables named, public or not."""
+        if request.tables is not None:
+            if request.player is not None or request.cursor is not None:
+                raise TableError(
+                    "protocol/bad_field", "list_games: tables goes without player and cursor"
+                )
+            found = await self.storage.archive.records(list(dict.fromkeys(request.tables)))
+            kept = sorted(found.values(), key=lambda r: (-int(r.get("ended") or 0), r["table"]))
+            return m.Games(id=request.id, games=tuple(map(listed, kept[: request.limit or PAGE])))
+        try:
+            page, after = await self.storage.archive.listing(
+                request.limit or PAGE, request.player, request.cursor
+            )
+        except ValueError:
+            raise TableError(
+                "protocol/bad_field", "list_games.cursor: not a cursor of this server"
+            ) from None
+        return m.Games(id=request.id, games=tuple(map(listed, page)), next=after)
 
     async def _info(self, table: str, meta: dict[str, str]) -> m.TableInfo:
         if "commit" not in meta:  # a table created before its commitment was kept in meta
