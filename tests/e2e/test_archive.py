@@ -1,15 +1,17 @@
 """The archive of finished games (issue 27) on real servers and redis-servers: a 4-seat game (an
 SDK seat and three server bots) ends; the server archives it (transcript and record) and, its
 grace period over, releases its live keys: Redis then holds a fraction of what it held, a
-``hello`` for the table is ``table/archived``, and its transcript is served and verifies from
-the archive alone, also after the server restarts, and after ``echo-ridge archive export`` →
-an empty Redis → ``archive import``."""
+``hello`` for the table is ``table/archived``, and its transcript is served and verifies, and
+every viewer's replay agrees with it, from the archive alone, also after the server restarts,
+and after ``echo-ridge archive export`` → an empty Redis → ``archive import`` (where the
+record of games lists it)."""
 
 from __future__ import annotations
 
 import asyncio
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ from echoridge.transcript import replay
 from echoridge_client.errors import Refused
 from echoridge_client.lobby import Lobby
 from echoridge_client.policies import RandomPolicy
+from echoridge_client.replay import check_against_transcript
 from echoridge_client.session import Seat, Spectator
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, start_server
@@ -70,6 +73,33 @@ async def play(url: str) -> tuple[str, str]:
     return table, token
 
 
+async def replays_agree(url: str, table: str, document: dict[str, Any]) -> None:
+    """Every seat's replay, a spectator's and everyone's agree with the transcript (and every
+    reveal in them verifies: the SDK checks as it applies the pages)."""
+    lobby = await Lobby.connect(url)
+    try:
+        began = time.perf_counter()  # the first page: the game rebuilt from the archive
+        first = await lobby.replay_page(table, 0)
+        took = time.perf_counter() - began
+        print(f"replay's first page of a 4-seat game ({first.last} versions): {took * 1000:.0f} ms")
+        for seat in (0, 1, 2, 3, None):
+            versions = [(v.version, v.view) async for v in lobby.replay(table, seat)]
+            assert len(versions) == len(document["entries"]) + 1
+            check_against_transcript(versions, document, seat)
+        everyone = [(v.version, v.view) async for v in lobby.replay(table, everyone=True)]
+        check_against_transcript(everyone, document, everyone=True)
+    finally:
+        await lobby.close()
+
+
+async def games(url: str, table: str) -> Any:
+    lobby = await Lobby.connect(url)
+    try:
+        return (await lobby.games(tables=[table])).games
+    finally:
+        await lobby.close()
+
+
 async def transcript(url: str, table: str) -> dict[str, Any]:
     lobby = await Lobby.connect(url)
     try:
@@ -92,16 +122,18 @@ async def test_a_finished_game_is_archived_released_and_read_from_the_archive(
     tmp_path: Path,
 ) -> None:
     redis = aioredis.from_url(redis_server.url)
+    # another server, which would release the game later, started first (a slow start must
+    # not eat the grace period in which the spectators below open their sessions)
+    other = start_server(redis_server.url, tmp_path / "other.log", "--archive-grace", "3600")
     try:
         table, token = await play(server.url)
+        # watching the end on this server and on the other one
+        watching = [await Spectator.watch(url, table) for url in (server.url, other.url)]
         await until(lambda: redis.exists(keys.record(table)), 10, "the game archived")
         before = await table_bytes(redis, table)
         assert keys.log(table) in before and keys.meta(table) in before
         record = await redis.get(keys.record(table))
-        # watching the end on this server and on another one (which would release it later)
-        other = start_server(redis_server.url, tmp_path / "other.log", "--archive-grace", "3600")
         try:
-            watching = [await Spectator.watch(url, table) for url in (server.url, other.url)]
             await until(lambda: _gone(redis, table), GRACE + 10, "the live keys released")
             for spectator in watching:  # every node closes its sessions of the game
                 await until(lambda s=spectator: _closed(s), 15, "the spectator's session closed")
@@ -129,6 +161,7 @@ async def test_a_finished_game_is_archived_released_and_read_from_the_archive(
         again = serve(redis_server.url, tmp_path / "again.log")
         try:
             assert await transcript(again.url, table) == document
+            await replays_agree(again.url, table, document)
         finally:
             again.stop()
 
@@ -147,12 +180,17 @@ async def test_a_finished_game_is_archived_released_and_read_from_the_archive(
         elsewhere = serve(empty.url, tmp_path / "elsewhere.log")
         try:
             assert await transcript(elsewhere.url, table) == document
+            await replays_agree(elsewhere.url, table, document)
+            listed = await games(elsewhere.url, table)
+            assert [g.table for g in listed] == [table]
+            assert listed[0].version == len(document["entries"])
             with pytest.raises(Refused) as refused:
                 await Spectator.watch(elsewhere.url, table)
             assert refused.value.code == "table/archived"
         finally:
             elsewhere.stop()
     finally:
+        other.stop()  # (stopped before, unless something failed first)
         await redis.aclose()
 
 
