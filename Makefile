@@ -40,6 +40,7 @@ bench: $(STAMP)
 	-$(PY) bench/fanout_bench.py | tee $(BENCH_OUT)/fanout.txt
 	-$(PY) bench/peer_bench.py $(PEER_ARGS) | tee $(BENCH_OUT)/peer.txt
 	$(PY) bench/projection_bench.py | tee $(BENCH_OUT)/projection.txt
+	$(PY) bench/archive_bench.py | tee $(BENCH_OUT)/archive.txt
 	-$(PY) bench/compare.py $(COMPARE_ARGS) | tee $(BENCH_OUT)/compare.txt
 	-$(PY) bench/cluster_bench.py | tee $(BENCH_OUT)/cluster.txt
 	-$(PY) bench/workers_bench.py | tee $(BENCH_OUT)/workers.txt

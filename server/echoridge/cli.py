@@ -232,6 +232,13 @@ def main(argv: list[str] | None = None) -> int:
         help="drop archived games this long after their end: 30d, 12h, 90m, 3600s "
         "(default: keep them)",
     )
+    srv.add_argument(
+        "--move-log-level",
+        choices=("debug", "info"),
+        default="debug",
+        help="the level of the one log line per command (table, seat, command, outcome, ms): "
+        "debug, not written at the server's info level (default), or info, written",
+    )
     archivecli.add_parser(sub)
 
     sim = sub.add_parser("simulate", help="play random games in-process and report")
@@ -381,6 +388,7 @@ def main(argv: list[str] | None = None) -> int:
                 replica_acks=args.replica_acks,
                 archive_grace=args.archive_grace,
                 keep_finished=args.keep_finished,
+                move_log_level=args.move_log_level,
             )
         )
     if args.command == "archive":

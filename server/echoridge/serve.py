@@ -17,7 +17,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from echoridge.logs import configure_logging, get_logger
+from echoridge.logs import LEVELS, configure_logging, get_logger
 from echoridge.net.gate import Admission
 from echoridge.net.hostcounts import HostCounts
 from echoridge.net.limits import Limits
@@ -72,6 +72,7 @@ class Options:
     replica_acks: int = 0  # appends acknowledged once on this many replicas (WAIT)
     archive_grace: float = GRACE_SECONDS  # finished games' live keys released after (archiving)
     keep_finished: float | None = None  # archived games dropped after this long (None: kept)
+    move_log_level: str = "debug"  # the per-command log lines' level (or "info")
 
 
 async def _shut_down(server: GameServer, node: Node, notifier: Any, storage: Storage) -> None:
@@ -109,6 +110,7 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
         node = Node(storage, metrics, options.decision_seconds, options.lobby)
         node.bot_delay = options.bot_delay
         node.pass_delay = options.pass_delay
+        node.move_log_level = LEVELS[options.move_log_level]
         node.clock_floor = options.clock_floor
         node.archiver.grace_seconds = options.archive_grace
         node.archiver.keep_seconds = options.keep_finished

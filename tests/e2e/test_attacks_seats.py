@@ -245,8 +245,9 @@ async def test_bad_resume_coordinates_get_a_fresh_view(server: ServerProcess) ->
 
 
 async def test_no_secret_handed_out_in_a_game_reaches_the_server_log(
-    server: ServerProcess,
+    servers: Callable[..., ServerProcess],
 ) -> None:
+    server = servers("--move-log-level", "info")  # every line a game makes, commands too
     lobby = await Lobby.connect(server.url)
     seeds = [os.urandom(32) for _ in range(2)]
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from echoridge.transcript import replay
@@ -97,7 +97,10 @@ def _op_paths(data: Any, path: tuple[Any, ...]) -> list[Any]:
     return []
 
 
-async def test_four_seats_and_two_spectators_play_to_the_end(server: ServerProcess) -> None:
+async def test_four_seats_and_two_spectators_play_to_the_end(
+    servers: Callable[..., ServerProcess],
+) -> None:
+    server = servers("--move-log-level", "info")  # (its command lines are read below)
     url = server.url
     subs = [m.SUBPROTOCOL_MSGPACK, m.SUBPROTOCOL_JSON] * 3
     async with Client.connect(url) as lobby:

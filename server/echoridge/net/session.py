@@ -387,7 +387,8 @@ class Session(Handshake):
             self.metrics.command_seconds.observe(seconds)
             if outcome.code is not None:
                 self.metrics.rejections.labels(code=outcome.code).inc()
-        log.info(
+        log.log(  # one line per command: at --move-log-level (debug unless asked for)
+            self.node.move_log_level,
             "command",
             table=self.table,
             seat=self.seat,

@@ -8,6 +8,7 @@ of one table stay in step through the log.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 from typing import Any
 
@@ -44,6 +45,9 @@ class Node:
         self.decision_seconds = decision_seconds  # 0: decisions never time out
         self.bot_delay = 0.0  # seconds a server-side bot waits before it moves
         self.pass_delay = 2.0  # a seat's auto-pass waits a random 1/2 to 3/2 of this (seconds)
+        # the level of the per-command lines (serve --move-log-level): debug, so hidden at the
+        # server's info level, unless the operator asks for them
+        self.move_log_level = logging.DEBUG
         self.lobby = Lobby(storage, limits)  # (limits: tables/quota.py)
         self.metrics = metrics
         self.runners: dict[str, TableRunner] = {}
