@@ -16,7 +16,6 @@ node archives; the scripts make one of them do each release.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from collections.abc import Mapping, Sequence
@@ -24,9 +23,9 @@ from typing import Any
 
 from echoridge.logs import get_logger
 from echoridge.rules import State, Status
-from echoridge.store import StoreError
 from echoridge.store.entries import Entry
 from echoridge.tables.errors import TableError
+from echoridge.tables.polling import Sweep
 from echoridge_protocol import messages as m
 
 POLL_SECONDS = 5.0
@@ -96,7 +95,9 @@ def listed(record: Mapping[str, Any]) -> m.GameRecord:
     )
 
 
-class Archiver:
+class Archiver(Sweep):
+    name = "archiver"
+
     def __init__(
         self,
         node: Any,
@@ -104,12 +105,11 @@ class Archiver:
         keep_seconds: float | None = None,
         poll_seconds: float = POLL_SECONDS,
     ) -> None:
+        super().__init__(poll_seconds)
         self.node = node
         self.archive = node.storage.archive
         self.grace_seconds = grace_seconds
         self.keep_seconds = keep_seconds  # None: archived games are kept for good
-        self.poll_seconds = poll_seconds
-        self._task: asyncio.Task[None] | None = None
 
     def release_at(self, ended_ms: int) -> int:
         """When the live keys of a game that ended at ``ended_ms`` are released (ms)."""
@@ -118,21 +118,7 @@ class Archiver:
     def start(self) -> None:
         # (a short grace is polled more often: tests and demos)
         self.poll_seconds = min(self.poll_seconds, max(0.2, self.grace_seconds / 2))
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="archiver")
-
-    async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            with contextlib.suppress(StoreError):
-                await self.sweep()
-            await asyncio.sleep(self.poll_seconds)
+        self._begin()
 
     async def sweep(self) -> tuple[int, int]:
         """Release the games due, drop those past retention: how many of each this node did."""

@@ -13,13 +13,11 @@ runners check an unstarted table's status, tables/viewers.py).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
 from typing import Any
 
 from echoridge.logs import get_logger
-from echoridge.store import StoreError
+from echoridge.tables.polling import Sweep
 
 POLL_SECONDS = 1.0
 BATCH = 64  # tables closed per sweep, at most
@@ -27,30 +25,18 @@ BATCH = 64  # tables closed per sweep, at most
 log = get_logger("echoridge.tables")
 
 
-class Sweeper:
+class Sweeper(Sweep):
+    name = "expiry"
+
     def __init__(self, node: Any, poll_seconds: float = POLL_SECONDS) -> None:
+        super().__init__(poll_seconds)
         self.node = node
         self.directory = node.storage.directory
-        self.poll_seconds = poll_seconds
-        self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         policy = self.directory.expiry
-        if self._task is None and (policy.idle_ms or policy.max_ms):
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="expiry")
-
-    async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            with contextlib.suppress(StoreError):
-                await self.sweep()
-            await asyncio.sleep(self.poll_seconds)
+        if policy.idle_ms or policy.max_ms:
+            self._begin()
 
     async def sweep(self) -> int:
         """Close the tables whose time is up; how many this node closed."""
