@@ -275,6 +275,35 @@ def main(argv: list[str] | None = None) -> int:
     wat = sub.add_parser("watch", help="watch a table in the terminal as a spectator")
     wat.add_argument("url", metavar="URL", help="the server, ws://HOST:PORT/ws")
     wat.add_argument("table", metavar="TABLE", help="the table id")
+    rep = sub.add_parser(
+        "replay",
+        help="replay a finished game in the terminal, version by version, as a seat, a "
+        "spectator or everyone saw it",
+        description="Replay a finished game as one viewer saw it. Keys: Left/Right a version, "
+        "Up/Down or [ ] a turn, n/p the seat's next/previous move, Home/End, space play/pause "
+        "(+/- the speed), s switch seat, q quit.",
+    )
+    rep.add_argument("url", metavar="URL", help="the server, ws://HOST:PORT/ws")
+    rep.add_argument("table", metavar="TABLE", help="the table id of a finished game")
+    whose = rep.add_mutually_exclusive_group()
+    whose.add_argument(
+        "--seat",
+        type=int,
+        choices=range(4),
+        metavar="N",
+        help="as seat N saw it: its hand and what it was shown (0 is the first seat, P1 on the "
+        "board); default: as a spectator saw it",
+    )
+    whose.add_argument(
+        "--everyone", action="store_true", help="with every secret of each version shown"
+    )
+    rep.add_argument(
+        "--version",
+        type=int,
+        default=None,
+        metavar="V",
+        help="open at version V (0: before the start; default 0)",
+    )
 
     bots = sub.add_parser("bots", help="play games with remote bots over the network and report")
     bots.add_argument("url", metavar="URL", help="the server, ws://HOST:PORT/ws")
@@ -414,6 +443,12 @@ def main(argv: list[str] | None = None) -> int:
                 parser.error("verify URL TABLE: name at least one table")
             return verify_tables(args.files[0], args.files[1:])
         return verify_files(args.files)
+    if args.command == "replay":
+        from echoridge_client.tui import replay as replay_game
+
+        if args.version is not None and args.version < 0:
+            parser.error("--version: a version is 0 or more")
+        return replay_game(args.url, args.table, args.seat, args.everyone, args.version)
     if args.command in ("play", "watch"):
         from echoridge_client.tui import play, watch
 

@@ -1,7 +1,8 @@
-"""The terminal client of Echo Ridge (textual): ``echo-ridge play`` and ``echo-ridge watch``."""
+"""The terminal client of Echo Ridge (textual): ``echo-ridge play``, ``echo-ridge watch`` and
+``echo-ridge replay``."""
 
 from __future__ import annotations
 
-from echoridge_client.tui.app import DEFAULT_URL, EchoRidgeApp, play, watch
+from echoridge_client.tui.app import DEFAULT_URL, EchoRidgeApp, play, replay, watch
 
-__all__ = ["DEFAULT_URL", "EchoRidgeApp", "play", "watch"]
+__all__ = ["DEFAULT_URL", "EchoRidgeApp", "play", "replay", "watch"]

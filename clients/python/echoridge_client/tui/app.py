@@ -1,7 +1,9 @@
-"""``EchoRidgeApp``: the textual application behind ``echo-ridge play`` and ``echo-ridge watch``.
+"""``EchoRidgeApp``: the textual application behind ``echo-ridge play``, ``echo-ridge watch``
+and ``echo-ridge replay``.
 
 ``play``: lobby -> waiting room -> game -> result.  ``watch``: the game screen of a spectator,
-read-only, then the result.
+read-only, then the result.  ``replay``: a finished game as a seat, a spectator or everyone saw
+it, version by version (replayer.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from echoridge_client.errors import ClientError
 from echoridge_client.session import Spectator
 from echoridge_client.tui.context import Context
 from echoridge_client.tui.game import GameScreen
+from echoridge_client.tui.replayer import ReplayScreen, Viewer
 from echoridge_client.tui.screens import LobbyScreen
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"
@@ -47,6 +50,8 @@ CSS = """
 #result { width: 100; height: auto; border: double $error; padding: 1 2; }
 #result-help { width: 100; padding: 0 2; }
 #alarm { width: 80%; height: auto; padding: 2 4; }
+#replay-status, #replay-note { height: auto; }
+#step { height: auto; max-height: 16; border: round $accent; }
 AlertScreen { align: center middle; }
 """
 
@@ -67,21 +72,33 @@ class MessageScreen(Screen[None]):
 
 
 class EchoRidgeApp(App[None]):
-    """Play (``table`` None: start in the lobby) or watch ``table`` as a spectator."""
+    """Play (``table`` None: start in the lobby), watch ``table`` as a spectator, or replay the
+    finished game at table ``replay`` as ``seat`` (None: a spectator; ``everyone``: every
+    secret) saw it, from ``version``."""
 
     TITLE = "Echo Ridge"
     CSS = CSS
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit")]
 
     def __init__(self, url: str = DEFAULT_URL, *, watch: str | None = None,
-                 name: str | None = None) -> None:  # fmt: skip
+                 name: str | None = None, replay: str | None = None, seat: int | None = None,
+                 everyone: bool = False, version: int | None = None) -> None:  # fmt: skip
         super().__init__()
         self.ctx = Context(url)
         if name:
             self.ctx.name = name[:32]
         self.watching = watch
+        self.replaying = replay
+        self.viewer = Viewer(seat=None if everyone else seat, everyone=everyone)
+        self.replay_version = version
 
     async def on_mount(self) -> None:
+        if self.replaying is not None:
+            self.ctx.table = self.replaying
+            await self.push_screen(
+                ReplayScreen(self.ctx, self.replaying, self.viewer, self.replay_version)
+            )
+            return
         if self.watching is None:
             await self.push_screen(LobbyScreen(self.ctx))
             return
@@ -110,4 +127,15 @@ def play(url: str = DEFAULT_URL, name: str | None = None) -> int:
 
 def watch(url: str, table: str) -> int:
     EchoRidgeApp(url, watch=table).run()
+    return 0
+
+
+def replay(
+    url: str,
+    table: str,
+    seat: int | None = None,
+    everyone: bool = False,
+    version: int | None = None,
+) -> int:
+    EchoRidgeApp(url, replay=table, seat=seat, everyone=everyone, version=version).run()
     return 0

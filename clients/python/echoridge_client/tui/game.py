@@ -93,15 +93,7 @@ class GameScreen(Screen[None]):
         yield Header()
         yield Static(id="alert")
         with Horizontal():
-            with VerticalScroll(id="board"):
-                yield Static(id="city")
-                yield Static(id="last-move")
-                yield Static(id="track")
-                yield Static(id="officers")
-                yield Static(id="team")
-                yield Static(id="clocks")
-                yield Static(id="events")
-                yield Static(id="evidence")
+            yield from board_column()
             with Vertical(id="side"):
                 yield Static(id="prompt")
                 yield OptionList(id="menu")
@@ -138,15 +130,10 @@ class GameScreen(Screen[None]):
         if reset:
             log.clear()
             self.log_lines = []
-        view = session.view
         # a fresh log is whole when the welcome came after the game; new entries also when
         # they are the last version's (told whole to everyone)
         whole = session.log_whole or (not reset and session.over)
-        me = my_seat(view)
-        together = coop.is_coop(view)
-        blocks = block_names(view)
-        for text in logpanel.lines(entries, names(view, me), me, whole, team=together,
-                                   blocks=blocks):  # fmt: skip
+        for text in log_texts(entries, session.view, whole):
             log.write(text)
             self.log_lines.append(text.plain)
         self.dirty = True
@@ -168,13 +155,7 @@ class GameScreen(Screen[None]):
         alert = self.query_one("#alert", Static)
         alert.display = True
         if isinstance(error, RevealError):
-            alert.update(
-                Text(
-                    f" REVEAL CHECK FAILED: {error}. The server's reveal does not open the "
-                    "commitment it published: do not trust this game. ",
-                    style="bold white on red",
-                )
-            )
+            alert.update(reveal_alert(error))
             self.app.bell()
             self.app.push_screen(AlertScreen(str(error)))
         else:
@@ -183,24 +164,11 @@ class GameScreen(Screen[None]):
     def redraw(self) -> None:
         view = self.session.view
         checked = render.Checked.of(self.session.verifier)
-        me = my_seat(view)
-        last = lastmove.of(self.session.log, view) if view.get("status") != "new" else None
-        self.last = last
-        self.query_one("#city", Static).update(city.city(view, checked, last))
-        together = coop.is_coop(view)
-        whole = self.session.log_whole
-        words = lastmove.text(last, view, names(view, me), me, whole, team=together)
-        self.query_one("#last-move", Static).update(words)
-        self.query_one("#track", Static).update(render.track(view))
-        self.query_one("#events", Static).update(render.events(view))
-        self.query_one("#evidence", Static).update(render.evidence(view, checked))
         presence = getattr(self.session, "presence", None)
-        self.query_one("#officers", Static).update(render.officers(view, presence))
-        self.query_one("#team", Static).display = together
-        if together:
-            self.query_one("#team", Static).update(team.board(view))
-        self.query_one("#clocks", Static).update(clocks.seats(self.session))
-        self.query_one("#you", Static).update(panels.you(view, checked))
+        self.last = draw_board(
+            self, view, self.session.log, checked, whole=self.session.log_whole,
+            presence=presence, clocks_of=self.session,
+        )  # fmt: skip
         title = prompt(view)
         if presence is not None and presence.spectators:
             title += f"   ({presence.spectators} watching)"
@@ -368,6 +336,80 @@ class AlertScreen(ModalScreen[None]):
             ),
             id="alarm",
         )
+
+
+def board_column() -> ComposeResult:
+    """The board's column (the live game screen's, also the replay's): the city, the last
+    move, the time track, the officers, the team, the clocks, the events and the evidence."""
+    with VerticalScroll(id="board"):
+        yield Static(id="city")
+        yield Static(id="last-move")
+        yield Static(id="track")
+        yield Static(id="officers")
+        yield Static(id="team")
+        yield Static(id="clocks")
+        yield Static(id="events")
+        yield Static(id="evidence")
+
+
+class _ViewOnly:
+    """What ``clocks.seats`` reads of a session, for a view with no session (a replay): no
+    clock runs and nobody's presence is known."""
+
+    presence = clocks = None
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        self.view = view
+
+
+def draw_board(
+    screen: Screen[Any],
+    view: dict[str, Any],
+    log: list[dict[str, Any]],
+    checked: render.Checked,
+    *,
+    whole: bool,
+    presence: Any = None,
+    clocks_of: Any = None,
+    live: bool = True,
+) -> lastmove.LastMove | None:
+    """Draw ``view`` on the widgets of ``board_column`` and ``#you`` of ``screen``: ``log``, the
+    entries so far (for the last move), ``whole`` when they were told whole; ``presence`` and
+    ``clocks_of`` (a session: its running clocks), when live (``live``: at a table, not in a
+    replay).  The last move, as shown."""
+    me = my_seat(view)
+    last = lastmove.of(log, view) if view.get("status") != "new" else None
+    screen.query_one("#city", Static).update(city.city(view, checked, last))
+    together = coop.is_coop(view)
+    words = lastmove.text(last, view, names(view, me), me, whole, team=together)
+    screen.query_one("#last-move", Static).update(words)
+    screen.query_one("#track", Static).update(render.track(view))
+    screen.query_one("#events", Static).update(render.events(view))
+    screen.query_one("#evidence", Static).update(render.evidence(view, checked))
+    screen.query_one("#officers", Static).update(render.officers(view, presence))
+    screen.query_one("#team", Static).display = together
+    if together:
+        screen.query_one("#team", Static).update(team.board(view))
+    source = clocks_of if clocks_of is not None else _ViewOnly(view)
+    screen.query_one("#clocks", Static).update(clocks.seats(source))
+    screen.query_one("#you", Static).update(panels.you(view, checked, live))
+    return last
+
+
+def log_texts(entries: list[dict[str, Any]], view: dict[str, Any], whole: bool) -> list[Text]:
+    """Log entries as the game screen's log panel shows them to the viewer of ``view``."""
+    me = my_seat(view)
+    return logpanel.lines(entries, names(view, me), me, whole, team=coop.is_coop(view),
+                          blocks=block_names(view))  # fmt: skip
+
+
+def reveal_alert(error: BaseException) -> Text:
+    """The red line over the board after a failed reveal check."""
+    return Text(
+        f" REVEAL CHECK FAILED: {error}. The server's reveal does not open the "
+        "commitment it published: do not trust this game. ",
+        style="bold white on red",
+    )
 
 
 def clock_text(session: TableSession) -> str:

@@ -39,7 +39,8 @@ def _suspect_line(out: Text, suspect: str, checked: Checked) -> None:
     out.append("\n")
 
 
-def you(view: View, checked: Checked) -> RenderableType:
+def you(view: View, checked: Checked, live: bool = True) -> RenderableType:
+    """The seat's panel; ``live``: at a table (else a replay: no keys to press)."""
     y = view.get("you")
     if not isinstance(y, dict):
         return Text("Spectating: hands and private knowledge are hidden.", style="dim")
@@ -80,7 +81,7 @@ def you(view: View, checked: Checked) -> RenderableType:
         on = bool(y["auto_pass"])
         out.append("Pass when I have nothing to play: ", style="bold")
         out.append("on" if on else "off", style="bold green" if on else "bold yellow")
-        out.append(f"  (a turns it {'off' if on else 'on'})\n", style="dim")
+        out.append(f"  (a turns it {'off' if on else 'on'})\n" if live else "\n", style="dim")
     out.append(f"Suspect hand ({len(y.get('suspects') or ())}), innocent:\n", style="bold")
     for s in y.get("suspects") or ():
         _suspect_line(out, str(s), checked)
