@@ -1,9 +1,11 @@
 // The browser client's entry point: a hash router over the lobby (#/), a seat
-// (#/table/<id>: the invite link) and a spectator (#/watch/<id>).
+// (#/table/<id>: the invite link), a spectator (#/watch/<id>) and a finished game's replay
+// (#/replay/<id>?seat=N&v=V, replay.js).
 
 import { Lobby } from "./connection.js";
 import { listenForHelpKey } from "./help.js";
 import { LobbyPage } from "./lobby.js";
+import { ReplayPage, parseReplay } from "./replay.js";
 import { TablePage } from "./table.js";
 
 const root = document.getElementById("app");
@@ -15,9 +17,13 @@ let first = true;
 function route() {
   const hash = location.hash || "#/";
   const match = hash.match(/^#\/(table|watch)\/([A-Za-z0-9_-]{1,64})$/);
+  const replay = parseReplay(hash);
   if (page) page.close();
   document.getElementById("decision")?.remove();
-  if (match) {
+  if (replay) {
+    page = new ReplayPage(root, { ...replay, lobby, navigate });
+    document.title = `Echo Ridge — replay of ${replay.table}`;
+  } else if (match) {
     const [, kind, table] = match;
     page = new TablePage(root, { table, lobby, spectate: kind === "watch", navigate });
     document.title = `Echo Ridge — ${kind === "watch" ? "watching" : "table"} ${table}`;

@@ -7,9 +7,13 @@
 // the same seats, settings and bots (`rematch {table, token}` -> `created`) and takes a seat
 // there; every session still at this table gets `rematch {table, next}` (and list_tables of
 // this table says `rematch`), so each player's page offers "Join the rematch".
+//
+// "Watch the replay" opens the game's replay (replay.js) as this seat saw it, or as a spectator;
+// a replay's own end offers the lobby only.
 
 import { Refused } from "./connection.js";
-import { errorText, joinTable } from "./entry.js";
+import { mySeat } from "./describe.js";
+import { errorText, joinTable, replayHash } from "./entry.js";
 import { h } from "./dom.js";
 import * as store from "./store.js";
 import { usingWebCrypto, verifyTranscript } from "./fairness.js";
@@ -82,10 +86,22 @@ export class EndOfGame {
     }
   }
 
-  rematchPart() {
+  // The link to this game's replay: as this seat saw it, or as a spectator.
+  replayLink(view) {
     const page = this.page;
+    const seat = page.spectate ? null : mySeat(view);
+    return h("a", { href: replayHash(page.table, { seat }), class: "button-link", id: "replay-link" }, "Watch the replay");
+  }
+
+  rematchPart(view) {
+    const page = this.page;
+    if (page.replay) {
+      return h("div", { class: "rematch" }, h("div", { class: "buttons" }, h("a", { href: "#/", class: "button-link", id: "back-to-lobby" }, "Back to the lobby")));
+    }
     if (page.spectate) {
-      return this.next ? h("p", { class: "rematch" }, "The players start a rematch: ", h("a", { href: `#/watch/${this.next}`, id: "watch-rematch" }, "watch it")) : null;
+      return h("div", { class: "rematch" },
+        this.next ? h("p", {}, "The players start a rematch: ", h("a", { href: `#/watch/${this.next}`, id: "watch-rematch" }, "watch it")) : null,
+        h("div", { class: "buttons" }, this.replayLink(view)));
     }
     const buttons = [];
     if (this.next) {
@@ -93,6 +109,7 @@ export class EndOfGame {
     } else if (this.canRematch() && page.record) {
       buttons.push(h("button", { type: "button", class: "primary", id: "rematch", "data-key": "rematch", onclick: () => this.rematch() }, "Rematch"));
     }
+    buttons.push(this.replayLink(view));
     buttons.push(h("a", { href: "#/", class: "button-link", id: "back-to-lobby" }, "Back to the lobby"));
     return h("div", { class: "rematch" },
       this.next ? h("p", {}, "A rematch with the same seats and settings is ready.") : null,
@@ -115,7 +132,7 @@ export class EndOfGame {
 
   parts(view) {
     const table = this.page.table;
-    const parts = [resultPanel(view, this.rematchPart())];
+    const parts = [resultPanel(view, this.rematchPart(view))];
     if (this.transcript) parts.push(fullReveal(this.transcript, view.players));
     const v = this.verification;
     const line = v ? (v.ok ? "✓ The deal was fair: every secret and die roll checked" : `✘ The deal check failed: ${v.problem}`)

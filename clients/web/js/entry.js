@@ -15,6 +15,16 @@ export function watchLink(table) {
   return `${location.origin}/#/watch/${table}`;
 }
 
+// A finished game's replay (replay.js): a seat's view (its protocol number, 0 for P1), every
+// secret (`everyone`), or else a spectator's; at version `version` if given.
+export function replayHash(table, { seat = null, everyone = false, version = null } = {}) {
+  const params = [];
+  if (Number.isInteger(seat)) params.push(`seat=${seat}`);
+  else if (everyone) params.push("everyone=1");
+  if (Number.isInteger(version)) params.push(`v=${version}`);
+  return `#/replay/${table}${params.length ? `?${params.join("&")}` : ""}`;
+}
+
 function randomSeedHex() {
   const bytes = new Uint8Array(32);
   crypto.getRandomValues(bytes);
@@ -32,6 +42,9 @@ export function errorText(err) {
       case "table/archived": return "This game is over and archived: the table is closed, its transcript remains.";
       case "table/seat_free": return "Nobody holds that seat now.";
       case "table/bad_clock": return `That clock is outside this server's limits: ${err.message}`;
+      case "table/not_started": return "The game at this table has not started yet.";
+      case "table/not_finished": return "The game at this table is not over yet.";
+      case "server/unavailable": return "The server cannot reach its store just now: try again in a moment.";
       default: return `${err.message} (${err.code})`;
     }
   }

@@ -2,20 +2,21 @@
 // at a time: "More tables"), creating a table
 // (competitive or cooperative, with its clock: clocks.js; the creator's owner token is kept,
 // store.js),
-// the tables this browser holds a seat at, joining or watching by link or id, and how to play.
+// the tables this browser holds a seat at (a finished one with a link to its replay: replay.js),
+// joining or watching by link or id, and how to play.
 
 import { clockChoice, clockWords } from "./clocks.js";
 import { h, replace } from "./dom.js";
-import { joinTable } from "./entry.js";
+import { joinTable, replayHash } from "./entry.js";
 import { helpButton } from "./help.js";
 import * as store from "./store.js";
 
 const TABLE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-// A table id from an id or a link (".../#/table/t-abc", ".../#/watch/t-abc").
+// A table id from an id or a link (".../#/table/t-abc", ".../#/watch/t-abc", ".../#/replay/t-abc").
 export function tableFrom(text) {
   const value = String(text || "").trim();
-  const match = value.match(/#\/(?:table|watch)\/([A-Za-z0-9_-]{1,64})/);
+  const match = value.match(/#\/(?:table|watch|replay)\/([A-Za-z0-9_-]{1,64})/);
   if (match) return match[1];
   return TABLE_ID.test(value) ? value : null;
 }
@@ -148,14 +149,35 @@ export class LobbyPage {
   mine() {
     const seats = Object.entries(store.seats()).sort((a, b) => (b[1].kept || 0) - (a[1].kept || 0)).slice(0, 10);
     if (!seats.length) return null;
-    return h("section", { class: "card", "aria-labelledby": "mine-title" },
+    const card = h("section", { class: "card", "aria-labelledby": "mine-title" },
       h("h2", { id: "mine-title" }, "Your tables"),
       h("ul", { class: "plain table-list" }, seats.map(([table, record]) => h("li", { "data-table": table },
         h("a", { href: `#/table/${table}` }, table), ` seat P${record.seat + 1} as ${record.name} `,
+        h("span", { class: "over" }),
         h("button", { type: "button", class: "small", onclick: () => {
           store.forgetSeat(table);
           this.open();
         } }, "Forget")))));
+    this.lookUpMine(card, seats);
+    return card;
+  }
+
+  // Which of this browser's tables are finished games: those get a link to their replay, as
+  // the seat saw it (each table is looked up once, when the lobby opens).
+  async lookUpMine(card, seats) {
+    for (const [table, record] of seats) {
+      let info;
+      try {
+        info = await this.lobby.table(table);
+      } catch {
+        continue; // gone, or the server cannot say now: the table's own link stays
+      }
+      if (!info || info.status !== "over") continue;
+      const slot = card.querySelector(`li[data-table="${CSS.escape(table)}"] .over`);
+      if (slot && !slot.childNodes.length) {
+        slot.append("(game over) ", h("a", { href: replayHash(table, { seat: record.seat }), class: "button-link small", "data-key": `replay-${table}`, "aria-label": `Watch the replay of ${table}` }, "Watch the replay"), " ");
+      }
+    }
   }
 
   // Rewrites the list only when what it shows has changed (it is refreshed every few seconds).

@@ -61,7 +61,7 @@ export const DrawMethods = {
     g.dataset.version = String(session.version);
     g.dataset.connection = session.status;
     g.dataset.busy = this.busy ? "1" : "0";
-    const title = `Echo Ridge — ${this.spectate ? "watching" : "table"} ${this.table}`;
+    const title = this.replay ? `Echo Ridge — replay of ${this.table}` : `Echo Ridge — ${this.spectate ? "watching" : "table"} ${this.table}`;
     document.title = state === "your-turn" || state === "decide" ? `● Your move — ${title}` : title;
     this.renderTop(view);
     if (session.status === "stopped" && session.problem) {
@@ -79,7 +79,8 @@ export const DrawMethods = {
     const me = mySeat(view);
     this.room.render(view);
     this.renderControls(view, state);
-    const city = this.end.transcript ? this.end.transcript.final.city : view.city;
+    // after the game, the city with everything revealed (a replay shows it only at the end)
+    const city = this.end.transcript && view.status === "over" ? this.end.transcript.final.city : view.city;
     const targets = this.targets(view, state);
     const checked = session.verifier.checked.size;
     const targetSig = [...targets].map(([key, t]) => [key, t.label, t.cmd]);
@@ -132,7 +133,7 @@ export const DrawMethods = {
     const presence = session.presence ? session.presence.seats : null;
     const names = (view.players || []).map((p) => p.name);
     this.patch(this.el.seatControls, [view.you && view.you.controls, view.you && view.you.auto_pass, presence, names, busy, view.players && me !== null && view.players[me].bank],
-      () => (this.spectate || !playing ? [] : [
+      () => (this.spectate || this.replay || !playing ? [] : [
         autoPassToggle(view, { busy, send: (cmd) => this.send(cmd) }),
         seatControls(view, session.presence, { busy, send: (cmd) => this.send(cmd) })]));
     const auto = me !== null && view.players && view.players[me] ? view.players[me].auto || null : null;

@@ -4,7 +4,8 @@
 // the evidence and the chat; the decision dialog. On a phone (one column) the board comes
 // first, then the turn's controls, then what just happened, and the chat is folded (style.css
 // orders them). Before the game the chat sits in the waiting room (tabledraw.js moves it).
-// Built once per session; tabledraw.js fills the parts in.
+// Built once per session; tabledraw.js fills the parts in. A replay (replay.js) puts its bar of
+// controls under the top bar (page.replayBar) and names whose case file it shows (page.caseTitle).
 
 import { h, replace } from "./dom.js";
 
@@ -34,8 +35,9 @@ export function buildLayout(page) {
     chatHome: h("div", { class: "chat-home" }),
   };
   const e = el;
-  const game = h("div", { class: "game", id: "game", "data-table": page.table, "data-role": page.spectate ? "spectator" : "seat" },
-    e.top, e.alarm, e.room, e.result,
+  const role = page.replay ? "replay" : page.spectate ? "spectator" : "seat";
+  const game = h("div", { class: "game", id: "game", "data-table": page.table, "data-role": role },
+    e.top, e.alarm, page.replayBar || null, e.room, e.result,
     h("div", { class: "layout" },
       h("div", { class: "col-board" },
         h("section", { class: "panel board-panel", "aria-label": "The city" }, e.board),
@@ -51,7 +53,7 @@ export function buildLayout(page) {
         h("section", { class: "panel action-panel", "aria-labelledby": "prompt" }, e.prompt, e.clock, e.notice, e.controls, e.seatControls),
         page.logPanel.el,
         h("section", { class: "panel seats-panel", "aria-labelledby": "seats-title" }, h("h2", { id: "seats-title" }, "Players and clocks"), e.seats),
-        page.spectate ? null : h("section", { class: "panel case-panel" }, h("h2", {}, "Your case file"), e.caseFile),
+        page.spectate ? null : h("section", { class: "panel case-panel" }, h("h2", {}, page.caseTitle || "Your case file"), e.caseFile),
         h("section", { class: "panel team-panel", "aria-labelledby": "team-title", hidden: true }, h("h2", { id: "team-title" }, "The team"), e.team),
         h("section", { class: "panel events-panel" }, h("h2", {}, "Event slots"), e.events),
         h("section", { class: "panel evidence-panel" }, h("h2", {}, "Evidence"), e.evidence),
