@@ -107,6 +107,8 @@ async def test_every_seat_and_a_spectator_replay_what_they_were_sent(server: Ser
         assert [p.accusation for p in record[0].players] == result["accusations"]
         assert [p.name for p in record[0].players] == [name, "Ben"]
         assert record[0].version == last and record[0].ended >= record[0].started > 0
+        turns = [e["number"] for e in seats[0].log if e["kind"] == "turn_began"]
+        assert record[0].turns == max(turns) > 1
         by_name = await lobby.games(player=name.upper(), limit=5)
         assert [g.table for g in by_name.games] == [table] and by_name.next is None
         with pytest.raises(Refused) as both:

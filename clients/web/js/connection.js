@@ -329,6 +329,19 @@ export class Lobby {
     return { tables: reply.tables || [], next: reply.next || null };
   }
 
+  // One page of the record of games (SPEC.md §4.8), newest first: { games, next }. The public
+  // finished games, or those a person of `player`'s name sat at; or, with `tables`, the
+  // finished games among those tables (public or not; one reply, no `next`).
+  async games({ player, tables, cursor, limit } = {}) {
+    const message = { type: "list_games" };
+    if (player) message.player = player;
+    if (tables && tables.length) message.tables = tables;
+    if (limit) message.limit = limit;
+    if (cursor) message.cursor = cursor;
+    const reply = await this.request(message, undefined, { retry: true });
+    return { games: reply.games || [], next: reply.next || null };
+  }
+
   // One table by id, whatever its status (its seats with names and bots).
   async table(table) {
     const tables = (await this.request({ type: "list_tables", table }, undefined, { retry: true })).tables || [];

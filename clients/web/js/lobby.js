@@ -2,12 +2,14 @@
 // at a time: "More tables"), creating a table
 // (competitive or cooperative, with its clock: clocks.js; the creator's owner token is kept,
 // store.js),
-// the tables this browser holds a seat at (a finished one with a link to its replay: replay.js),
-// joining or watching by link or id, and how to play.
+// the tables this browser holds a seat at (a finished one with its result and a link to its
+// replay: replay.js), the finished public games (finished.js), joining or watching by link or
+// id, and how to play.
 
 import { clockChoice, clockWords } from "./clocks.js";
 import { h, replace } from "./dom.js";
 import { joinTable, replayHash } from "./entry.js";
+import { FinishedGames } from "./finished.js";
 import { helpButton } from "./help.js";
 import * as store from "./store.js";
 
@@ -123,6 +125,7 @@ export class LobbyPage {
               h("button", { type: "button", id: "refresh", onclick: () => this.refresh() }, "Refresh"),
               this.more)),
           mine,
+          new FinishedGames(this.lobby).el,
           byId),
         howToPlay()));
     this.refresh();
@@ -162,21 +165,22 @@ export class LobbyPage {
     return card;
   }
 
-  // Which of this browser's tables are finished games: those get a link to their replay, as
-  // the seat saw it (each table is looked up once, when the lobby opens).
+  // Which of this browser's tables are finished games (one list_games by table, SPEC.md §4.8:
+  // archived games too): those get their result and a link to their replay as the seat saw it.
   async lookUpMine(card, seats) {
-    for (const [table, record] of seats) {
-      let info;
-      try {
-        info = await this.lobby.table(table);
-      } catch {
-        continue; // gone, or the server cannot say now: the table's own link stays
-      }
-      if (!info || info.status !== "over") continue;
-      const slot = card.querySelector(`li[data-table="${CSS.escape(table)}"] .over`);
-      if (slot && !slot.childNodes.length) {
-        slot.append("(game over) ", h("a", { href: replayHash(table, { seat: record.seat }), class: "button-link small", "data-key": `replay-${table}`, "aria-label": `Watch the replay of ${table}` }, "Watch the replay"), " ");
-      }
+    let found;
+    try {
+      found = (await this.lobby.games({ tables: seats.map(([table]) => table) })).games;
+    } catch {
+      return; // the server cannot say now: the tables' own links stay
+    }
+    for (const game of found) {
+      const record = (seats.find(([table]) => table === game.table) || [])[1];
+      const slot = card.querySelector(`li[data-table="${CSS.escape(game.table)}"] .over`);
+      if (!record || !slot || slot.childNodes.length) continue;
+      const won = (game.winners || []).includes(record.seat);
+      slot.append(`(game over: ${won ? "you won" : "you did not win"}) `,
+        h("a", { href: replayHash(game.table, { seat: record.seat }), class: "button-link small", "data-key": `replay-${game.table}`, "aria-label": `Watch the replay of ${game.table}` }, "Watch the replay"), " ");
     }
   }
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from echoridge.logs import get_logger
 from echoridge.rules import State, Status
+from echoridge.rules.events import TurnBegan
 from echoridge.store.entries import Entry
 from echoridge.tables.errors import TableError
 from echoridge.tables.polling import Sweep
@@ -56,7 +57,10 @@ def make_record(
         "created": int(meta.get("created", "0") or 0),
         "started": entries[0].time if entries else 0,
         "ended": entries[-1].time if entries else 0,
-        "turns": final.turn.number if final.turn is not None else 0,
+        "turns": max(
+            (e.number for entry in entries for e in entry.events if isinstance(e, TurnBegan)),
+            default=0,
+        ),
         "versions": len(entries),
         "rules": final.rules,
     }
