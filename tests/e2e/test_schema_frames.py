@@ -119,6 +119,9 @@ async def test_every_frame_of_a_whole_game_validates(server: ServerProcess) -> N
             for rid, seat, everyone in (("rp0", 0, None), ("rpe", None, True)):
                 page = await lobby.request(m.GetReplay(rid, table, seat, everyone, 3, 40))
                 assert isinstance(page, m.Replay) and len(page.steps) == 40
+            for rid, asked in (("g1", {}), ("g2", {"player": "ada"}), ("g3", {"tables": (table,)})):
+                games = await lobby.request(m.ListGames(rid, **asked))  # type: ignore[arg-type]
+                assert isinstance(games, m.Games) and table in [g.table for g in games.games]
 
     kinds = {
         e["kind"]
@@ -129,7 +132,7 @@ async def test_every_frame_of_a_whole_game_validates(server: ServerProcess) -> N
     assert {"game_started", "turn_began", "accused", "game_ended"} <= kinds
     types = {json.loads(f)["type"] for c in connections for f in c.frames}  # type: ignore[arg-type]
     assert {"welcome", "delta", "result", "tables", "created", "joined", "error", "pong",
-            "presence", "transcript", "replay"} <= types  # fmt: skip
+            "presence", "transcript", "replay", "games"} <= types  # fmt: skip
     for client in connections:
         found = invalid(client.frames)
         assert not found, found[:5]
