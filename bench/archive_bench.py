@@ -72,16 +72,19 @@ class Template:
     packed: bytes  # the transcript's msgpack, as the server keeps it (before xz)
     final: State
     versions: int
+    events: tuple[Any, ...]  # every event of the game (the record counts its turns)
 
 
 def play(seed: int, game: int, players: int) -> Template:
     seeds = table_seeds(seed, game, players)
     recorder = Recorder(seeds.table, seeds.server_seed, seeds.client_seeds)
     state = State()
+    every: list[Any] = []
     for n, (command, events, after) in enumerate(
         play_random(players, seeds.game_seed, seeds.table)
     ):
         recorder.record(getattr(command, "seat", None), command, events, after)
+        every.extend(events)
         state = after
         if n > MAX_COMMANDS:
             raise RuntimeError(f"template game {game} ({players} players) did not end")
@@ -89,7 +92,7 @@ def play(seed: int, game: int, players: int) -> Template:
         raise RuntimeError(f"template game {game} ({players} players) did not end")
     packed = codec.encode_value(recorder.transcript(state), m.SUBPROTOCOL_MSGPACK)
     assert isinstance(packed, bytes)
-    return Template(players, packed, state, len(recorder.entries))
+    return Template(players, packed, state, len(recorder.entries), tuple(every))
 
 
 def table_id(seed: int, i: int) -> str:
@@ -101,7 +104,10 @@ def record_of(table: str, template: Template, i: int, ended: int) -> dict[str, A
     ``i`` is even, with player names from a population of ``NAMES``."""
     public = i % 2 == 0
     meta = {"public": "1" if public else "0", "created": str(ended - 30 * 60_000)}
-    times = [SimpleNamespace(time=ended - 20 * 60_000), SimpleNamespace(time=ended)]
+    times = [
+        SimpleNamespace(time=ended - 20 * 60_000, events=template.events),
+        SimpleNamespace(time=ended, events=()),
+    ]
     record = make_record(table, meta, template.final, times)  # type: ignore[arg-type]
     record["versions"] = template.versions
     for p in record["players"]:
