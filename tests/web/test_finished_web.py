@@ -108,6 +108,14 @@ def test_the_lobby_lists_finished_games_finds_a_player_and_opens_a_replay(
     )
     page.click("#finished-all")
     expect(rows).to_have_count(2)
+    # a browser that played as Ada is offered her games
+    page.evaluate("() => localStorage.setItem('echoridge.name', JSON.stringify('ada'))")
+    ann.goto("/")
+    page.click("#finished-mine")
+    expect(rows).to_have_count(1)
+    assert rows.first.get_attribute("data-table") == first["table"]
+    page.click("#finished-all")
+    expect(rows).to_have_count(2)
 
     rows.nth(1).locator("a", has_text="Replay").click()
     expect(page).to_have_url(re.compile(rf"#/replay/{first['table']}\?everyone=1"))

@@ -1,11 +1,13 @@
 // The record of games in the lobby (SPEC.md §4.8, `list_games`): the public finished games,
 // newest first, a page at a time ("More games"), or those a person of a name played ("Find a
-// player"); each with who played, who won, the murderer and a link to its replay (replay.js).
+// player", or "Games as NAME" for the name this browser plays under); each with who played, who
+// won, the murderer and a link to its replay (replay.js).
 // The list is read when the lobby opens and when asked, not on the lobby's timer.
 
 import { suspectName } from "./data.js";
 import { h, replace } from "./dom.js";
 import { replayHash } from "./entry.js";
+import * as store from "./store.js";
 
 const PAGE = 10;
 
@@ -17,6 +19,7 @@ export class FinishedGames {
     this.player = "";
     this.list = h("div", { id: "finished-games", "aria-live": "polite" }, h("p", { class: "muted" }, "Loading…"));
     this.more = h("button", { type: "button", id: "more-games", hidden: true, onclick: () => this.load(true) }, "More games");
+    const mine = store.name(); // the name this browser last played under
     const name = h("input", { id: "finished-player", placeholder: "a player's name", autocomplete: "off", maxlength: 32 });
     const find = h("form", { class: "inline-form", id: "finished-find", role: "search", "aria-label": "Find a player's games" },
       h("label", { for: "finished-player" }, "Find a player"), " ", name, " ",
@@ -24,7 +27,11 @@ export class FinishedGames {
       h("button", { type: "button", id: "finished-all", onclick: () => {
         name.value = "";
         this.search("");
-      } }, "All games"));
+      } }, "All games"),
+      mine ? [" ", h("button", { type: "button", id: "finished-mine", onclick: () => {
+        name.value = mine;
+        this.search(mine);
+      } }, `Games as ${mine}`)] : null);
     find.addEventListener("submit", (event) => {
       event.preventDefault();
       this.search(name.value.trim());
