@@ -11,13 +11,17 @@ import copy
 import time
 from typing import Any
 
+import msgpack
 import pytest
+import redis.asyncio as aioredis
 
+from echoridge.store import keys
 from echoridge_client.errors import Refused
 from echoridge_client.lobby import Lobby
 from echoridge_client.policies import RandomPolicy
 from echoridge_client.replay import check_against_transcript
 from echoridge_client.session import Seat, Spectator
+from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess
 
 
@@ -47,7 +51,9 @@ async def replayed(lobby: Lobby, table: str, seat: int | None, *, everyone: bool
     return [v async for v in lobby.replay(table, seat, everyone=everyone)]
 
 
-async def test_every_seat_and_a_spectator_replay_what_they_were_sent(server: ServerProcess) -> None:
+async def test_every_seat_and_a_spectator_replay_what_they_were_sent(
+    server: ServerProcess, redis_server: RedisServer
+) -> None:
     url = server.url
     lobby = await Lobby.connect(url)
     try:
@@ -111,6 +117,14 @@ async def test_every_seat_and_a_spectator_replay_what_they_were_sent(server: Ser
         assert record[0].turns == max(turns) > 1
         by_name = await lobby.games(player=name.upper(), limit=5)
         assert [g.table for g in by_name.games] == [table] and by_name.next is None
+        # a damaged record (a stored value missing its fields) is left out, not an error
+        raw = aioredis.from_url(redis_server.url)
+        try:
+            await raw.set(keys.record("t-damaged"), msgpack.packb({"table": "t-damaged"}))
+        finally:
+            await raw.aclose()
+        record = (await lobby.games(tables=["t-damaged", table])).games
+        assert [g.table for g in record] == [table]
         with pytest.raises(Refused) as both:
             await lobby.games(player=name, tables=[table])
         assert both.value.code == "protocol/bad_field"

@@ -20,8 +20,9 @@ import os
 import secrets as random_ids
 from dataclasses import dataclass
 from hmac import compare_digest as secrets_equal
-from typing import cast
+from typing import Any, cast
 
+from echoridge.logs import get_logger
 from echoridge.store import Storage, TableExists, TableNotFound
 from echoridge.store.lobbyindex import mode_of
 from echoridge.tables.archiving import listed
@@ -49,6 +50,8 @@ _REFUSALS = {
     "not_full": "table/not_full",
     "bad_token": "auth/bad_token",
 }
+
+log = get_logger("echoridge.tables")
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,17 @@ def listed_mode(meta: dict[str, str]) -> m.GameMode:
     """A table's mode as its listing and its game's view name it: ``solo`` for one seat of the
     competitive game."""
     return cast(m.GameMode, mode_of(meta))
+
+
+def _listed(records: list[dict[str, Any]]) -> tuple[m.GameRecord, ...]:
+    """The records as listed, leaving out any the server cannot read (a damaged record)."""
+    out = []
+    for record in records:
+        try:
+            out.append(listed(record))
+        except (KeyError, TypeError, ValueError, IndexError):
+            log.warning("unreadable game record", table=str(record.get("table", "")))
+    return tuple(out)
 
 
 def _refuse_gone(meta: dict[str, str]) -> None:
@@ -180,7 +194,7 @@ class Lobby:
                 )
             found = await self.storage.archive.records(list(dict.fromkeys(request.tables)))
             kept = sorted(found.values(), key=lambda r: (-int(r.get("ended") or 0), r["table"]))
-            return m.Games(id=request.id, games=tuple(map(listed, kept[: request.limit or PAGE])))
+            return m.Games(id=request.id, games=_listed(kept[: request.limit or PAGE]))
         try:
             page, after = await self.storage.archive.listing(
                 request.limit or PAGE, request.player, request.cursor
@@ -189,7 +203,7 @@ class Lobby:
             raise TableError(
                 "protocol/bad_field", "list_games.cursor: not a cursor of this server"
             ) from None
-        return m.Games(id=request.id, games=tuple(map(listed, page)), next=after)
+        return m.Games(id=request.id, games=_listed(page), next=after)
 
     async def _info(self, table: str, meta: dict[str, str]) -> m.TableInfo:
         if "commit" not in meta:  # a table created before its commitment was kept in meta
