@@ -117,3 +117,15 @@ def test_bad_requests_are_refused_with_bad_field() -> None:
         assert refused.value.code == "protocol/bad_field"
     last = replays.done(replays.page(rebuilt, m.GetReplay(id="r", table=table, start=rebuilt.last)))
     assert last.steps == () and last.next is None and last.last == rebuilt.last
+
+
+def test_a_damaged_transcript_is_table_damaged() -> None:
+    transcript, _ = played(2, 6)
+    for broken in (
+        {**transcript, "server_seed": "not hex"},
+        {k: v for k, v in transcript.items() if k != "client_seeds"},
+        {**transcript, "entries": [{"command": {"type": "drive"}}]},
+    ):
+        with pytest.raises(TableError) as refused:
+            replays.done(replays.rebuild(broken))
+        assert refused.value.code == "table/damaged"

@@ -112,13 +112,17 @@ def check(request: m.GetReplay) -> None:
 def rebuild(document: dict[str, Any]) -> Iterator[Game | None]:
     """Decide a transcript's commands again: every state and what each version told (``None``
     every ``YIELD_EVERY`` versions, then the game)."""
-    seeds = [bytes.fromhex(s) for s in document["client_seeds"]]
-    table = document["table"]
-    rng = Rng(game_seed(bytes.fromhex(document["server_seed"]), table, seeds), table)
+    try:
+        seeds = [bytes.fromhex(s) for s in document["client_seeds"]]
+        table = document["table"]
+        rng = Rng(game_seed(bytes.fromhex(document["server_seed"]), table, seeds), table)
+        entries = list(document["entries"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise TableError("table/damaged") from exc  # (a transcript that is not one)
     state = State()
     states: list[State] = [state]
     said: list[tuple[Told, ...]] = [()]
-    for n, entry in enumerate(document["entries"], start=1):
+    for n, entry in enumerate(entries, start=1):
         try:
             command = load(entry["command"])
             events = decide(state, command, rng)
