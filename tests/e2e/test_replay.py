@@ -125,9 +125,11 @@ async def test_every_seat_and_a_spectator_replay_what_they_were_sent(
             await raw.aclose()
         record = (await lobby.games(tables=["t-damaged", table])).games
         assert [g.table for g in record] == [table]
-        with pytest.raises(Refused) as both:
-            await lobby.games(player=name, tables=[table])
-        assert both.value.code == "protocol/bad_field"
+        for bad in ({"player": name, "tables": [table]}, {"cursor": "not-a-cursor"},
+                    {"tables": [table], "cursor": "1:t-x"}):  # fmt: skip
+            with pytest.raises(Refused) as refused:
+                await lobby.games(**bad)
+            assert refused.value.code == "protocol/bad_field", bad
 
         page = await lobby.replay_page(table, 1, start=last - 3, limit=2)
         assert [s.version for s in page.steps] == [last - 2, last - 1] and page.next == last - 1
