@@ -22,6 +22,7 @@ from echoridge.store.connection import (
 )
 from echoridge.store.directory import Directory
 from echoridge.store.follow import Follower
+from echoridge.store.identities import Identities
 from echoridge.store.log import EventStore
 from echoridge.store.presence import PresenceStore
 from echoridge.store.quota import Quotas
@@ -44,6 +45,7 @@ class Storage:
         self.archive = Archive(redis, self.scripts)  # finished games (archive.py)
         self.clocks = ClockIndex(redis)
         self.chat = ChatStore(redis)
+        self.identities = Identities(redis)  # players' identities (identities.py)
         self.chat_follower: ChatFollower = (
             ClusterChatFollower(redis)
             if isinstance(redis, RedisCluster)
