@@ -18,7 +18,7 @@ import { replayHash } from "./entry.js";
 import { helpButton } from "./help.js";
 import { LastMoves } from "./lastmove.js";
 import { LogPanel } from "./logpanel.js";
-import { loadLogText, seatName } from "./logtext.js";
+import { seatName } from "./logtext.js";
 import { seatBadge } from "./panels.js";
 import { EndOfGame } from "./endgame.js";
 import { ReplaySession } from "./replaysession.js";
@@ -93,13 +93,7 @@ export class ReplayPage extends TablePage {
     this.lastMoves = new LastMoves(this);
     this.tourOffer = null;
     this.chatPanel = null;
-    loadLogText().then((text) => {
-      this.logText = text;
-      this.lastMoves.update(false);
-      this.schedule();
-    }, () => {
-      // the log panel says so
-    });
+    this.loadLogWords();
     this.narrow.addEventListener("change", this.onNarrow);
     this.replayBar = this.buildBar();
     this.caseTitle = "Case file";
@@ -111,14 +105,9 @@ export class ReplayPage extends TablePage {
   }
 
   close() {
-    this.closed = true;
     this.stopPlaying();
     document.removeEventListener("keydown", this.onKey);
-    this.narrow.removeEventListener("change", this.onNarrow);
-    this.timers.forEach(clearInterval);
-    this.timers = [];
-    if (this.session) this.session.stop();
-    this.session = null;
+    super.close();
   }
 
   // --- the table page's parts a replay draws otherwise -------------------------------------

@@ -81,13 +81,7 @@ export class TablePage {
     this.lastMoves = new LastMoves(this);
     this.tourOffer = new tour.TourOffer(this);
     tour.attach(this);
-    loadLogText().then((text) => {
-      this.logText = text;
-      this.lastMoves.update(false);
-      this.schedule();
-    }, () => {
-      // the log panel says so
-    });
+    this.loadLogWords();
     this.narrow.addEventListener("change", this.onNarrow);
     this.chatPanel = new ChatPanel(session, { table: this.table, spectate: this.spectate });
     this.buildLayout();
@@ -96,6 +90,17 @@ export class TablePage {
     this.every(1000, () => this.renderClock());
     this.pollSpectators();
     this.lookUpClock();
+  }
+
+  // The log catalogue's words (logtext.js), once loaded: the last moves and the page redrawn.
+  loadLogWords() {
+    loadLogText().then((text) => {
+      this.logText = text;
+      this.lastMoves.update(false);
+      this.schedule();
+    }, () => {
+      // the log panel says so
+    });
   }
 
   // The table's clock (tables[i].clock), looked up once: the seats show their time banks only
