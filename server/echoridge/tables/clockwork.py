@@ -18,6 +18,7 @@ from typing import Any
 from echoridge.logs import get_logger
 from echoridge.store import StoreError
 from echoridge.tables.errors import TableError
+from echoridge.tables.polling import Sweep
 
 POLL_SECONDS = 1.0
 BATCH_SECONDS = 0.1  # notes gathered before one write to the index
@@ -25,13 +26,16 @@ BATCH_SECONDS = 0.1  # notes gathered before one write to the index
 log = get_logger("echoridge.tables")
 
 
-class Clockwork:
+class Clockwork(Sweep):
+    """A sweep that also wakes for the runners' notes (``_run``)."""
+
+    name = "clockwork"
+
     def __init__(self, node: Any, poll_seconds: float = POLL_SECONDS) -> None:
+        super().__init__(poll_seconds)
         self.node = node
         self.index = node.storage.clocks
-        self.poll_seconds = poll_seconds
         self.notes: dict[str, int | None] = {}
-        self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
 
     def note(self, table: str, at: int | None) -> None:
@@ -40,15 +44,10 @@ class Clockwork:
         self._wake.set()
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="clockwork")
+        self._begin()
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await super().close()
         with contextlib.suppress(StoreError):
             await self._flush()
 

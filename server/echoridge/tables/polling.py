@@ -1,6 +1,7 @@
 """A node's background sweep: a task that calls ``sweep()`` every ``poll_seconds`` until closed
 (a Redis outage is retried at the next poll).  The expiry of unstarted tables (expiry.py) and
-the archive's releases (archiving.py) are sweeps."""
+the archive's releases (archiving.py) are sweeps; the clocks' index (clockwork.py) is one that
+also wakes for its runners' notes (its own ``_run``)."""
 
 from __future__ import annotations
 
