@@ -43,6 +43,7 @@ import msgpack
 
 from echoridge.store import keys
 from echoridge.store.connection import Redis, Scripts, redis_errors
+from echoridge.store.connection import text as _text
 from echoridge.store.lobbyindex import cursor_of, newest, parse_cursor
 
 ENDED = "er:archive:ended"
@@ -276,7 +277,3 @@ async def _decompressed(stored: bytes) -> bytes | None:
     if len(stored) > 64 * 1024:  # (a big one in a thread: it takes ms)
         return await asyncio.to_thread(decompress, stored)
     return decompress(stored)
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)

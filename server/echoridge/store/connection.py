@@ -31,6 +31,11 @@ POOL_CONNECTIONS = 512  # at most this many Redis connections per client (one pe
 POOL_WAIT = 10.0  # seconds a call waits for a free connection before it fails
 
 
+def text(value: object) -> str:
+    """A reply's bytes (or a value) as text."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def connection_options() -> dict[str, Any]:
     """What redis-py sends on each new connection, beyond HELLO: nothing.  By default it also
     sends CLIENT SETINFO (twice: a Redis before 7.2 refuses it, and the bundled one is 6.2) and

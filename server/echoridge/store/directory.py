@@ -19,6 +19,7 @@ from typing import Any
 
 from echoridge.store import keys
 from echoridge.store.connection import Redis, Scripts, redis_errors
+from echoridge.store.connection import text as _text
 from echoridge.store.errors import StoreError, TableExists, TableNotFound
 from echoridge.store.lobbyindex import ExpiryPolicy, LobbyIndex, Page, listed_status
 
@@ -217,7 +218,3 @@ class Directory:
 
     async def _index(self, table: str, meta: Mapping[str, str]) -> None:
         await self.lobby.update(table, meta)
-
-
-def _text(value: object) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from echoridge.store.connection import Redis, redis_errors
+from echoridge.store.connection import text as _text
 from echoridge.store.errors import StoreError
 
 PREFIX = "er:{ids}:"
@@ -182,7 +183,3 @@ class Identities:
             return None
         identity = await self.get(_text(found))
         return (identity, secret) if identity is not None else None
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)

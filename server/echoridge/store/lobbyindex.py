@@ -33,6 +33,7 @@ from typing import Any
 
 from echoridge.store import keys
 from echoridge.store.connection import Redis, redis_errors
+from echoridge.store.connection import text as _text
 
 EXPIRY = "er:lobby:expiry"
 OLD_LOBBY = "er:lobby:open"  # the single index before pages (removed by ``reindex``)
@@ -146,10 +147,6 @@ async def newest(
         if shown == 0:
             return rows
         start += shown
-
-
-def _text(value: object) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class LobbyIndex:

@@ -9,6 +9,7 @@ from typing import Any
 from echoridge.rules import State, evolve
 from echoridge.store import keys
 from echoridge.store.connection import Redis, Scripts, redis_errors
+from echoridge.store.connection import text as _text
 from echoridge.store.entries import (
     Entry,
     Head,
@@ -182,7 +183,3 @@ def _fields(raw: Any) -> dict[bytes, bytes]:
     if isinstance(raw, dict):
         return {k if isinstance(k, bytes) else str(k).encode(): v for k, v in raw.items()}
     return {raw[i]: raw[i + 1] for i in range(0, len(raw), 2)}
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)

@@ -18,6 +18,7 @@ from typing import Any
 
 from echoridge.store import keys
 from echoridge.store.connection import Redis, Scripts, redis_errors
+from echoridge.store.connection import text as _text
 
 TTL_SECONDS = 15  # a node renews its hash well within this (tables/presence.py)
 
@@ -96,7 +97,3 @@ def _merge(heres: list[Any], away_reply: Any, seats: int) -> Seen:
         tuple((True, since[s]) if s in since else (False, away.get(s, 0)) for s in range(seats)),
         spectators,
     )
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)

@@ -22,6 +22,7 @@ from typing import Any
 
 from echoridge.store import keys
 from echoridge.store.connection import Redis, Scripts, redis_errors
+from echoridge.store.connection import text as _text
 
 IN_FLIGHT_MS = 10_000  # a reserved table whose metadata is missing this long was never made
 
@@ -54,10 +55,6 @@ def made_key(who: str) -> str:
 
 def waiting_key(who: str) -> str:
     return f"er:quota:{{{who}}}:waiting"
-
-
-def _text(value: object) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class Quotas:
