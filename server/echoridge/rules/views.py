@@ -81,10 +81,11 @@ def view(
     being played is refused, unless ``hindsight``: the caller knows the game ``state`` is a
     version of is over (a replay with everything revealed, issue 27), so every secret of that
     version may be shown (nothing before the start, when there is none)."""
-    if isinstance(viewer, Everyone) and state.status is not Status.OVER and not hindsight:
-        raise RulesError("the full view is only published after the game")
-    if isinstance(viewer, Everyone) and state.status is Status.NEW:
-        viewer = SPECTATOR
+    if isinstance(viewer, Everyone):
+        if state.status is not Status.OVER and not hindsight:
+            raise RulesError("the full view is only published after the game")
+        if state.status is Status.NEW:
+            viewer = SPECTATOR
     if isinstance(viewer, Seat) and not 0 <= viewer.seat < len(state.players):
         raise RulesError("no such seat")
     if cache is None:
