@@ -52,6 +52,7 @@ async def test_keys_send_the_seat_controls_and_the_clocks_tick(server: ServerPro
             await until(pilot, lambda: "bank 0:20" in text_of(game, "#clocks"), "the bank")
             await until(pilot, lambda: "turn 1:" in text_of(game, "#clocks"), "a longer turn")
 
+            await until(pilot, lambda: not game.sending, "the answer to more time")
             await pilot.press("p")  # play for me
             await until(pilot, lambda: seat.view["players"][0]["auto"] == "self", "handed over")
             await until(
@@ -63,6 +64,9 @@ async def test_keys_send_the_seat_controls_and_the_clocks_tick(server: ServerPro
             await until(pilot, lambda: game.served and not game.commands, "an empty menu")
             assert "the server plays for you" in str(menu.get_option_at_index(0).prompt)
 
+            # (a key pressed while the last command awaits its answer is not sent: the view
+            # can show the handover before the answer to play_for_me arrives)
+            await until(pilot, lambda: not game.sending, "the answer to play for me")
             await pilot.press("b")  # take my seat back
             await until(pilot, lambda: seat.view["players"][0]["auto"] is None, "taken back")
             await until(
