@@ -83,7 +83,8 @@ _HEX: Final = re.compile(r"(?:[0-9a-f]{2})*")
 _PATTERNS: Final = MappingProxyType(
     {p: re.compile(p) for p in (
         m.TABLE_ID_PATTERN, m.CODE_PATTERN, m.SENDER_PATTERN, m.CURSOR_PATTERN, r"[!-~]+",
-        r"[a-z0-9_.-]+", m.SUSPECT_PATTERN, m.ROLE_PATTERN,
+        r"[a-z0-9_.-]+", m.SUSPECT_PATTERN, m.ROLE_PATTERN, m.IDENTITY_PATTERN, m.JWT_PATTERN,
+        m.TRANSFER_CODE_PATTERN,
     )}
 )
 

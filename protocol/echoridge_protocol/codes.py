@@ -96,6 +96,21 @@ PROTOCOL_CODES: Final[dict[str, str]] = {
 SESSION_CODES: Final[dict[str, str]] = {
     "auth/bad_token": "That token holds no seat at this table.",
     "auth/seat_and_spectate": "A connection cannot both hold a seat and spectate.",
+    "auth/bad_identity": "That identity secret signs nobody in on this server.",
+    "auth/banned": "You are banned from this server for now.",
+    "auth/jwt_not_accepted": "This server does not accept signed tokens (jwt).",
+    "auth/jwt_invalid": (
+        "That signed token is not valid here: its signature, algorithm, subject or form."
+    ),
+    "auth/jwt_expired": "That signed token has expired; sign in again.",
+    "auth/jwt_audience": "That signed token was issued for another server or by another issuer.",
+    "identity/handle_taken": "That handle belongs to another player; choose another.",
+    "identity/bad_code": "That transfer code is unknown, used already or expired.",
+    "identity/signed_in": "This session is signed in already.",
+    "identity/required": "Sign in first: that needs an identity.",
+    "identity/not_found": "There is no such player.",
+    "identity/already_reported": "You have reported that player at that table already.",
+    "identity/too_many_blocks": "You block as many players as one may; unblock one first.",
     "table/not_found": "There is no such table.",
     "table/full": "Every seat at that table is taken.",
     "table/not_full": "Every seat must be taken before the game can start.",
@@ -118,6 +133,7 @@ SESSION_CODES: Final[dict[str, str]] = {
         "Too many tables from your address are waiting to start; start or close one first."
     ),
     "table/rate_limited": "Too many tables created from your address lately; wait a minute.",
+    "table/already_seated": "You hold a seat at that table already.",
     "command/stale_version": (
         "The table has moved on from the version you expected; look at the new view and retry."
     ),

@@ -106,6 +106,11 @@ SUSPECT_PATTERN: Final = r"S[0-9]{2}"
 ROLE_PATTERN: Final = r"[a-z_]{1,32}"
 
 
+IDENTITY_PATTERN: Final = r"[pj]-[0-9a-f]{16}"  # a player identity's id (SPEC.md §4.9)
+JWT_PATTERN: Final = r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*"  # RFC 7519's compact form
+TRANSFER_CODE_PATTERN: Final = r"[A-Za-z0-9_-]+"
+RATED_MODES: Final = ("competitive",)  # the modes with ratings (SPEC.md §4.10)
+MAX_RATING: Final = 100_000
 GAME_MODES: Final = ("competitive", "cooperative", "solo")
 """A table's game (SPEC.md §4.2): ``solo`` is the competitive game with one seat."""
 
@@ -113,6 +118,8 @@ GAME_MODES: Final = ("competitive", "cooperative", "solo")
 RequestId = Annotated[str, Text(1, 64)]
 TableId = Annotated[str, Text(1, 64, pattern=TABLE_ID_PATTERN)]
 Token = Annotated[str, Text(1, 128, pattern=r"[!-~]+")]
+IdentityId = Annotated[str, Text(18, 18, pattern=IDENTITY_PATTERN)]
+ShownRating = Annotated[int, Int(0, MAX_RATING)]  # a rating as players see it
 Version = Annotated[int, Int(0, SAFE_INT)]
 SeatNo = Annotated[int, Int(0, MAX_SEATS - 1)]
 Code = Annotated[str, Text(3, 64, pattern=CODE_PATTERN)]
@@ -137,5 +144,6 @@ Channel = Literal["table", "spectators"]
 TableStatus = Literal["waiting", "playing", "over"]
 ListedStatus = Literal["waiting", "playing"]  # list_tables.status: the listing's filter
 GameMode = Literal["competitive", "cooperative", "solo"]
+RatedMode = Literal["competitive"]
 SessionKind = Literal["lobby", "seat", "spectator"]
 Outcome = Literal["accepted", "rejected", "duplicate"]

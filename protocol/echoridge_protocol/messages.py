@@ -33,6 +33,8 @@ from echoridge_protocol.kinds import (
     CODE_PATTERN,
     CURSOR_PATTERN,
     GAME_MODES,
+    IDENTITY_PATTERN,
+    JWT_PATTERN,
     MAX_CHAT_CHARS,
     MAX_CHAT_LINES,
     MAX_FEATURES,
@@ -49,6 +51,7 @@ from echoridge_protocol.kinds import (
     SENDER_PATTERN,
     SUSPECT_PATTERN,
     TABLE_ID_PATTERN,
+    TRANSFER_CODE_PATTERN,
     AnyMap,
     Blob,
     Bool,
@@ -84,12 +87,33 @@ from echoridge_protocol.kinds import (
     Version,
     View,
 )
+from echoridge_protocol.players import (
+    Blocked,
+    BlockPlayer,
+    CreateIdentity,
+    GetLeaderboard,
+    GetPlayer,
+    IdentityMessage,
+    Jwt,
+    Leaderboard,
+    ListBlocked,
+    NewTransferCode,
+    PlayerPage,
+    Ranked,
+    RedeemCode,
+    RenameIdentity,
+    Report,
+    TransferCode,
+    UnblockPlayer,
+)
 from echoridge_protocol.records import (
     ChatLine,
     Clock,
     GamePlayer,
     GameRecord,
+    IdentityInfo,
     Limits,
+    Rating,
     ReplayStep,
     Resume,
     RunningClock,
@@ -120,24 +144,22 @@ from echoridge_protocol.server_messages import (
 # The field kinds, common field types and records (kinds.py, records.py) and the server's
 # messages (server_messages.py) are re-exported here: ``m.Text``, ``m.TableInfo``, ``m.Welcome``.
 __all__ = [
-    "CODE_PATTERN", "CURSOR_PATTERN", "GAME_MODES", "MAX_CHAT_CHARS", "MAX_CHAT_LINES",
-    "MAX_FEATURES", "MAX_LOG_ENTRIES", "MAX_NAME_CHARS", "MAX_PAGE", "MAX_REPLAY_STEPS",
-    "MAX_SEATS",
-    "MAX_SPECTATOR_DELAY", "MAX_TABLES_LISTED",
+    "CODE_PATTERN", "CURSOR_PATTERN", "GAME_MODES", "IDENTITY_PATTERN", "JWT_PATTERN",
+    "MAX_CHAT_CHARS", "MAX_CHAT_LINES", "MAX_FEATURES", "MAX_LOG_ENTRIES", "MAX_NAME_CHARS",
+    "MAX_PAGE", "MAX_REPLAY_STEPS", "MAX_SEATS", "MAX_SPECTATOR_DELAY", "MAX_TABLES_LISTED",
     "ROLE_PATTERN", "SAFE_INT", "SENDER_PATTERN", "SUSPECT_PATTERN", "TABLE_ID_PATTERN",
-    "AnyMap", "Blob", "Bool", "BotKind",
+    "TRANSFER_CODE_PATTERN", "AnyMap", "Blob", "BlockPlayer", "Blocked", "Bool", "BotKind",
     "Channel", "Chat", "ChatLine", "Choice", "ChosenName", "Clock", "ClockKind", "ClockPreset",
-    "Clocks",
-    "Code", "CommandMap", "Created", "Deadline", "Delta", "ErrorMessage", "Flag", "GameMode",
-    "GamePlayer", "GameRecord", "Games",
-    "Int", "Items", "Joined", "Kind", "Limits", "ListedStatus", "LogEntries", "Millis", "Name",
-    "OpList",
-    "Outcome", "Pong", "Presence", "Reason", "Rematch", "Replay", "ReplayStep", "RequestId",
-    "Result", "Resume",
-    "RunningClock",
-    "SeatInfo", "SeatNo", "SeatPresence", "Seconds", "Sentence", "ServerBye", "SessionKind",
-    "TableId", "TableInfo", "TableStatus", "Tables", "Text", "Token", "Transcript", "Version",
-    "View", "Welcome",
+    "Clocks", "Code", "CommandMap", "CreateIdentity", "Created", "Deadline", "Delta",
+    "ErrorMessage", "Flag", "GameMode", "GamePlayer", "GameRecord", "Games", "GetLeaderboard",
+    "GetPlayer", "IdentityInfo", "IdentityMessage", "Int", "Items", "Joined", "Kind",
+    "Leaderboard", "Limits", "ListBlocked", "ListedStatus", "LogEntries", "Millis", "Name",
+    "NewTransferCode", "OpList", "Outcome", "PlayerPage", "Pong", "Presence", "Ranked", "Rating",
+    "Reason", "RedeemCode", "Rematch", "RenameIdentity", "Replay", "ReplayStep", "Report",
+    "RequestId", "Result", "Resume", "RunningClock", "SeatInfo", "SeatNo", "SeatPresence",
+    "Seconds", "Sentence", "ServerBye", "SessionKind", "TableId", "TableInfo", "TableStatus",
+    "Tables", "Text", "Token", "Transcript", "TransferCode", "UnblockPlayer", "Version", "View",
+    "Welcome",
 ]
 
 PROTOCOL: Final = "echoridge.v2"
@@ -149,7 +171,7 @@ SUBPROTOCOLS: Final = (SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON)
 
 FEATURES: Final = (
     "lobby", "resume", "spectate", "bots", "transcripts", "clocks", "handover", "chat", "modes",
-    "lobby_pages", "rematch", "replay", "games",
+    "lobby_pages", "rematch", "replay", "games", "identity", "jwt", "ratings", "moderation",
 )
 """The feature names v2 defines (SPEC.md §8); a server lists those it offers in ``welcome``."""
 
@@ -173,10 +195,14 @@ class Hello:
     spectate: Bool | None = None
     resume: Resume | None = None
     name: ChosenName | None = None  # a spectator's display name in the spectators' chat
+    identity: Token | None = None  # an identity's secret: the session is signed in as it
+    jwt: Jwt | None = None  # a token signed by the operator's login system (feature jwt)
 
     def session_kind(self) -> SessionKind:
         """The session this hello asks for, or a ``ProtocolError`` with the code the server
         refuses it with (the codec checks each field; this checks them together)."""
+        if self.identity is not None and self.jwt is not None:
+            raise ProtocolError("hello: identity or jwt, not both", "protocol/bad_field")
         if self.token is not None and self.spectate:
             raise ProtocolError(
                 "a hello cannot both present a seat token and spectate", "auth/seat_and_spectate"
@@ -401,11 +427,13 @@ class ClientBye:
 ClientMessage = (
     Hello | ListTables | ListGames | CreateTable | Join | Leave | Start | AddBot | RemovePlayer
     | CloseTable | AskRematch | Say | ChatOptions | GetTranscript | GetReplay | SendCommand | Ping
-    | ClientBye
+    | ClientBye | CreateIdentity | RedeemCode | NewTransferCode | RenameIdentity | GetLeaderboard
+    | GetPlayer | Report | BlockPlayer | UnblockPlayer | ListBlocked
 )
 ServerMessage = (
     Welcome | Delta | Result | Tables | Games | Created | Joined | Transcript | Replay
     | ErrorMessage | Presence | Deadline | Clocks | Chat | Rematch | Pong | ServerBye
+    | IdentityMessage | TransferCode | Leaderboard | PlayerPage | Blocked
 )
 Message = ClientMessage | ServerMessage
 
@@ -415,7 +443,8 @@ CLIENT_MESSAGES: Final[Mapping[str, type[ClientMessage]]] = MappingProxyType(
         for c in (
             Hello, ListTables, ListGames, CreateTable, Join, Leave, Start, AddBot, RemovePlayer,
             CloseTable, AskRematch, Say, ChatOptions, GetTranscript, GetReplay, SendCommand,
-            Ping, ClientBye,
+            Ping, ClientBye, CreateIdentity, RedeemCode, NewTransferCode, RenameIdentity,
+            GetLeaderboard, GetPlayer, Report, BlockPlayer, UnblockPlayer, ListBlocked,
         )
     }
 )
@@ -425,10 +454,11 @@ SERVER_MESSAGES: Final[Mapping[str, type[ServerMessage]]] = MappingProxyType(
         for c in (
             Welcome, Delta, Result, Tables, Games, Created, Joined, Transcript, Replay,
             ErrorMessage, Presence, Deadline, Clocks, Chat, Rematch, Pong, ServerBye,
+            IdentityMessage, TransferCode, Leaderboard, PlayerPage, Blocked,
         )
     }
 )
 RECORDS: Final = (
-    Resume, Limits, SeatInfo, SeatPresence, Clock, RunningClock, ChatLine, TableInfo, ReplayStep,
-    GamePlayer, GameRecord,
+    Resume, Limits, IdentityInfo, Rating, SeatInfo, SeatPresence, Clock, RunningClock, ChatLine,
+    TableInfo, ReplayStep, GamePlayer, GameRecord, Ranked,
 )

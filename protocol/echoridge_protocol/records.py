@@ -8,8 +8,10 @@ from typing import Annotated, Any
 from echoridge_protocol.kinds import (
     GAME_MODES,
     MAX_CHAT_CHARS,
+    MAX_RATING,
     MAX_SEATS,
     MAX_SPECTATOR_DELAY,
+    RATED_MODES,
     ROLE_PATTERN,
     SAFE_INT,
     SENDER_PATTERN,
@@ -22,14 +24,17 @@ from echoridge_protocol.kinds import (
     ClockKind,
     ClockPreset,
     GameMode,
+    IdentityId,
     Int,
     Items,
     LogEntries,
     Millis,
     Name,
     OpList,
+    RatedMode,
     SeatNo,
     Seconds,
+    ShownRating,
     TableId,
     TableStatus,
     Text,
@@ -56,13 +61,37 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
+class IdentityInfo:
+    """A player identity: its ``id`` (stable) and ``handle`` (unique, case and width ignored;
+    its owner may change it)."""
+
+    id: IdentityId
+    handle: Name
+
+
+@dataclass(frozen=True, slots=True)
+class Rating:
+    """A player's rating in one ``mode``: ``rating`` is the number shown (new players start at
+    1000; it rises with wins and as the server grows sure of the player's skill),
+    ``provisional`` while the server is not sure yet, ``games`` the rated games counted."""
+
+    mode: Annotated[RatedMode, Choice(RATED_MODES)]
+    rating: ShownRating
+    provisional: Bool
+    games: Annotated[int, Int(0, SAFE_INT)]
+
+
+@dataclass(frozen=True, slots=True)
 class SeatInfo:
     """A taken seat in a ``tables`` listing: its player's display ``name`` and, for a seat the
-    server plays, the ``bot`` kind."""
+    server plays, the ``bot`` kind; for a seat taken by a signed-in player, its ``identity``
+    and ``rating`` in the table's mode (when that mode is rated and the player has one)."""
 
     seat: SeatNo
     name: Name
     bot: Annotated[BotKind, Choice(("random", "greedy"))] | None = None
+    identity: IdentityId | None = None
+    rating: Rating | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,13 +193,19 @@ Suspect = Annotated[str, Text(3, 3, pattern=SUSPECT_PATTERN)]
 class GamePlayer:
     """A seat of a finished game in a ``games`` listing: its player's ``name``, the ``bot``
     kind for a seat the server played, the co-op ``role``, and its ``accusation`` (a suspect;
-    absent: none)."""
+    absent: none).  For a signed-in player: its ``identity``; ``absent`` when the server played
+    the seat at the end for the player's absence (ranked last); once the game is rated, the
+    player's ``rating`` after it and its change (``rating_change``)."""
 
     seat: SeatNo
     name: Name
     bot: Annotated[BotKind, Choice(("random", "greedy"))] | None = None
     role: Annotated[str, Text(1, 32, pattern=ROLE_PATTERN)] | None = None
     accusation: Suspect | None = None
+    identity: IdentityId | None = None
+    absent: Bool | None = None
+    rating: ShownRating | None = None
+    rating_change: Annotated[int, Int(-MAX_RATING, MAX_RATING)] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -170,7 +170,11 @@ def generated_names() -> set[str]:
 
 def build(hand_written: dict[str, Any]) -> dict[str, Any]:
     """The whole schema: the generated definitions and the ``hand_written`` ones."""
-    defs = {**hand_written, **generated()}
+    made = generated()
+    same = set(hand_written) & set(made)
+    if same:  # (a message named like a hand-written definition would replace it)
+        raise ValueError(f"generated definitions hide hand-written ones: {sorted(same)}")
+    defs = {**hand_written, **made}
     return {
         "$schema": DIALECT,
         "$id": SCHEMA_ID,

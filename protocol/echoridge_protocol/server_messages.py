@@ -39,6 +39,7 @@ from echoridge_protocol.kinds import (
 from echoridge_protocol.records import (
     ChatLine,
     GameRecord,
+    IdentityInfo,
     Limits,
     ReplayStep,
     RunningClock,
@@ -69,6 +70,7 @@ class Welcome:
     view: View | None = None
     log: LogEntries | None = None
     chat: Annotated[tuple[ChatLine, ...], Items(ChatLine, MAX_CHAT_LINES, 1)] | None = None
+    identity: IdentityInfo | None = None  # a signed-in session: its identity
 
 
 @dataclass(frozen=True, slots=True)

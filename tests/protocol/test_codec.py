@@ -182,7 +182,7 @@ def test_message_types_are_lowercase_and_unique_per_direction() -> None:
     for registry in (m.CLIENT_MESSAGES, m.SERVER_MESSAGES):
         for tag, cls in registry.items():
             assert re.fullmatch(r"[a-z_]+", tag) and tag == cls.TYPE
-    shared = {"bye", "rematch", "transcript", "replay"}
+    shared = {"bye", "rematch", "transcript", "replay", "leaderboard", "player"}
     assert set(m.CLIENT_MESSAGES) & set(m.SERVER_MESSAGES) == shared
 
 

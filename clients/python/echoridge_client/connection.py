@@ -174,7 +174,11 @@ def hello(
     spectate: bool | None = None,
     resume: m.Resume | None = None,
     name: str | None = None,
+    identity: str | None = None,
+    jwt: str | None = None,
 ) -> m.Hello:
+    """A ``hello``; ``identity`` (an identity's secret) or ``jwt`` (a signed token) signs the
+    session in (SPEC.md §4.9)."""
     return m.Hello(
         protocol=m.PROTOCOL,
         client=CLIENT_NAME,
@@ -183,4 +187,6 @@ def hello(
         spectate=spectate,
         resume=resume,
         name=name,
+        identity=identity,
+        jwt=jwt,
     )

@@ -43,6 +43,8 @@ class Lobby:
         self.retry_for = retry_for
         self.on_limited = on_limited  # told (code, ms) of each wait a rate limit asks for
         self.owners: dict[str, str] = {}  # table -> the owner token of a table created here
+        self.identity: m.IdentityInfo | None = None  # who this session is signed in as
+        self.secret: str | None = None  # the identity's secret, once made or moved here
 
     @classmethod
     async def connect(
@@ -53,11 +55,14 @@ class Lobby:
         busy_for: float = RETRY_SECONDS,
         on_busy: Callable[[Busy], None] | None = None,
         on_limited: Callable[[str, int], None] | None = None,
+        identity: str | None = None,
+        jwt: str | None = None,
     ) -> Lobby:
         """``headers``: more HTTP headers for the upgrade request (a deployment's own);
         ``busy_for``, ``on_busy``: how long to wait while the server refuses the upgrade for
         now (HTTP 429, 503), and who is told of each refusal; ``on_limited``: who is told of
-        each wait a rate limit asks for (its code and milliseconds)."""
+        each wait a rate limit asks for (its code and milliseconds); ``identity`` (an
+        identity's secret) or ``jwt`` (a signed token): sign in (SPEC.md §4.9)."""
         first: list[m.ServerMessage] = []
         welcomed = asyncio.Event()
 
@@ -80,15 +85,17 @@ class Lobby:
                 if on_busy is not None:
                     on_busy(exc)
                 await asyncio.sleep(delay)
-        await connection.send(hello())
+        await connection.send(hello(identity=identity, jwt=jwt))
         try:
             async with asyncio.timeout(10):
                 await welcomed.wait()
-            welcome_of(first[0])
+            welcome = welcome_of(first[0])
         except BaseException:
             await connection.close()
             raise
-        return cls(connection, on_limited=on_limited)
+        lobby = cls(connection, on_limited=on_limited)
+        lobby.identity, lobby.secret = welcome.identity, identity
+        return lobby
 
     async def _reply(
         self, message: m.ClientMessage, kind: type[m.ServerMessage], retry: bool = False
@@ -288,6 +295,57 @@ class Lobby:
         page after page, each delta applied (replay.py)."""
         async for version in replayed(self, table, seat, everyone=everyone, start=start):
             yield version
+
+    # --- identities and ratings (SPEC.md §4.9, §4.10) ------------------------------------------
+
+    async def _identity(self, message: m.ClientMessage) -> m.IdentityMessage:
+        reply = await self._reply(message, m.IdentityMessage)
+        assert isinstance(reply, m.IdentityMessage)
+        self.identity = reply.identity
+        if reply.secret is not None:
+            self.secret = reply.secret
+        return reply
+
+    async def create_identity(self, handle: str) -> m.IdentityMessage:
+        """Make an identity and sign in as it: keep ``reply.secret`` (also ``self.secret``) to
+        sign in with later (``connect(identity=...)``)."""
+        return await self._identity(m.CreateIdentity(self._id(), handle))
+
+    async def redeem_code(self, code: str) -> m.IdentityMessage:
+        """Move an identity here with a transfer code; a secret of this device's own."""
+        return await self._identity(m.RedeemCode(self._id(), code))
+
+    async def rename_identity(self, handle: str) -> m.IdentityMessage:
+        return await self._identity(m.RenameIdentity(self._id(), handle))
+
+    async def transfer_code(self) -> m.TransferCode:
+        """A one-time code that moves this session's identity to another device."""
+        reply = await self._reply(m.NewTransferCode(self._id()), m.TransferCode)
+        assert isinstance(reply, m.TransferCode)
+        return reply
+
+    async def leaderboard(
+        self, mode: str | None = None, limit: int | None = None, cursor: str | None = None
+    ) -> m.Leaderboard:
+        """One page of a mode's ratings, best first; ``reply.next``: the next page's cursor."""
+        request = m.GetLeaderboard(self._id(), mode, limit, cursor)  # type: ignore[arg-type]
+        reply = await self._reply(request, m.Leaderboard, retry=True)
+        assert isinstance(reply, m.Leaderboard)
+        return reply
+
+    async def player(
+        self,
+        *,
+        identity: str | None = None,
+        handle: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> m.PlayerPage:
+        """A player's page: ratings, and finished games newest first (one page)."""
+        request = m.GetPlayer(self._id(), identity, handle, limit, cursor)
+        reply = await self._reply(request, m.PlayerPage, retry=True)
+        assert isinstance(reply, m.PlayerPage)
+        return reply
 
     async def close(self) -> None:
         await self.connection.close()
