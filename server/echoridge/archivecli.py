@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -38,43 +40,56 @@ def add_parser(sub: Any) -> None:
     ):
         p = what.add_parser(name, help=words)
         p.add_argument("dir", metavar="DIR")
-        p.add_argument(
-            "--redis-url",
-            default=os.environ.get("REDIS_URL") or None,
-            help="the server's Redis (default: $REDIS_URL, else the embedded one of --data-dir; "
-            "stop the server that uses it first)",
-        )
-        p.add_argument("--data-dir", default="var/redis", help="the embedded Redis's directory")
+        add_store_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
     return asyncio.run(_run(args))
 
 
-async def _run(args: argparse.Namespace) -> int:
+@contextlib.asynccontextmanager
+async def opened(redis_url: str | None, data_dir: str) -> AsyncIterator[Storage]:
+    """The server's storage for a command run beside it: the Redis at ``redis_url``, else the
+    embedded one of ``data_dir`` (started for the command, stopped after)."""
     embedded = None
-    url = args.redis_url
+    url = redis_url
     if not url:
         from echoridge.store.embedded import EmbeddedRedis
 
-        embedded = EmbeddedRedis(args.data_dir)
+        embedded = EmbeddedRedis(data_dir)
         url = embedded.start()
     try:
         storage = await Storage.open(url, check=False)
         try:
-            began = time.monotonic()
-            if args.archive_command == "export":
-                count = await export(storage, Path(args.dir))
-            else:
-                count = await import_(storage, Path(args.dir))
-            seconds = time.monotonic() - began
-            print(f"{args.archive_command}: {count} games in {seconds:.2f} s")
-            return 0
+            yield storage
         finally:
             await storage.close()
     finally:
         if embedded is not None:
             embedded.stop()
+
+
+def add_store_arguments(p: Any) -> None:
+    """``--redis-url`` and ``--data-dir`` of a command run beside the server."""
+    p.add_argument(
+        "--redis-url",
+        default=os.environ.get("REDIS_URL") or None,
+        help="the server's Redis (default: $REDIS_URL, else the embedded one of --data-dir; "
+        "stop the server that uses it first)",
+    )
+    p.add_argument("--data-dir", default="var/redis", help="the embedded Redis's directory")
+
+
+async def _run(args: argparse.Namespace) -> int:
+    async with opened(args.redis_url, args.data_dir) as storage:
+        began = time.monotonic()
+        if args.archive_command == "export":
+            count = await export(storage, Path(args.dir))
+        else:
+            count = await import_(storage, Path(args.dir))
+        seconds = time.monotonic() - began
+        print(f"{args.archive_command}: {count} games in {seconds:.2f} s")
+        return 0
 
 
 async def export(storage: Storage, where: Path) -> int:

@@ -25,6 +25,12 @@ from openskill.models import PlackettLuce
 
 PROVISIONAL_SIGMA = 6.0  # sigma above this: the rating is marked provisional (default 25/3)
 RATED_MODES = ("competitive",)
+BASE, SCALE = 1000, 40  # the shown rating: BASE + SCALE * (mu - 3 sigma)
+
+
+def shown(mu: float, sigma: float) -> int:
+    """A rating as players see it (SPEC.md §4.10): an integer, 1000 for a new player."""
+    return max(0, round(BASE + SCALE * (mu - 3 * sigma)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,9 +40,9 @@ class Rating:
     games: int
 
     @property
-    def shown(self) -> float:
-        """The number players see: a conservative estimate (mu - 3 sigma)."""
-        return self.mu - 3 * self.sigma
+    def shown(self) -> int:
+        """The number players see: a conservative estimate (mu - 3 sigma), scaled."""
+        return shown(self.mu, self.sigma)
 
     @property
     def provisional(self) -> bool:
@@ -54,13 +60,20 @@ class Ratings:
     def get(self, mode: str, player: str) -> Rating | None:
         return self.by_mode.get(mode, {}).get(player)
 
-    def apply(self, record: Mapping[str, Any]) -> bool:
-        """Count one finished game's record; False when it rates nobody or was counted."""
+    def apply(self, record: Mapping[str, Any]) -> dict[str, tuple[Rating | None, Rating]] | None:
+        """Count one finished game's record: each rated player's rating before it (None: a
+        first game) and after; None when it rates nobody or was counted."""
         table = str(record.get("table", ""))
         placed = placing(record)
         if table in self.counted or placed is None:
-            return False
+            return None
         mode, places = placed
+        return self.rate(mode, places, table)
+
+    def rate(
+        self, mode: str, places: list[tuple[str, int]], table: str
+    ) -> dict[str, tuple[Rating | None, Rating]]:
+        """Rate one game of ``mode`` from its places ((identity, rank), rank 1 the best)."""
         table_ratings = self.by_mode.setdefault(mode, {})
         teams = []
         for player, _ in places:
@@ -69,14 +82,16 @@ class Ratings:
                 teams.append([self.model.rating(name=player)])
             else:
                 teams.append([self.model.rating(mu=known.mu, sigma=known.sigma, name=player)])
-        ranks = [rank for _, rank in places]
+        ranks = [float(rank) for _, rank in places]
         rated = self.model.rate(teams, ranks=ranks)
+        changes: dict[str, tuple[Rating | None, Rating]] = {}
         for (player, _), [after] in zip(places, rated, strict=True):
             before = table_ratings.get(player)
             games = (before.games if before else 0) + 1
             table_ratings[player] = Rating(after.mu, after.sigma, games)
+            changes[player] = (before, table_ratings[player])
         self.counted.add(table)
-        return True
+        return changes
 
 
 def placing(record: Mapping[str, Any]) -> tuple[str, list[tuple[str, int]]] | None:
@@ -99,9 +114,14 @@ def placing(record: Mapping[str, Any]) -> tuple[str, list[tuple[str, int]]] | No
     return (str(mode), places) if len(places) >= 2 else None
 
 
+def order(record: Mapping[str, Any]) -> tuple[int, str]:
+    """Where a game comes in the order games are rated: by end (ms), then table id."""
+    return int(record.get("ended") or 0), str(record.get("table"))
+
+
 def rate_all(records: Iterable[Mapping[str, Any]]) -> Ratings:
     """The ratings of these games, counted in end order (then table id: a total order)."""
     ratings = Ratings()
-    for record in sorted(records, key=lambda r: (int(r.get("ended") or 0), str(r.get("table")))):
+    for record in sorted(records, key=order):
         ratings.apply(record)
     return ratings

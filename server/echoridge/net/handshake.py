@@ -11,8 +11,11 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 from typing import TYPE_CHECKING, Any, cast
 
+from echoridge.net.jwtauth import JwtRefused
 from echoridge.store import StoreError
 from echoridge.tables import SPECTATORS, Node, TableError
+from echoridge.tables.players import SignedIn
+from echoridge.tables.quota import Requester
 from echoridge.tables.tokens import token_hash
 from echoridge_protocol import codec
 from echoridge_protocol import messages as m
@@ -34,6 +37,7 @@ def package_version() -> str:
 
 SERVER_NAME = f"echo-ridge/{package_version()}"  # welcome.server, as in SPEC.md §3.2
 FEATURES = m.FEATURES  # lobby, resume, spectate, bots, transcripts, clocks, handover, chat, modes
+UNSIGNED = tuple(f for f in FEATURES if f != "jwt")  # a server without --auth-jwt-key
 
 
 class Handshake:
@@ -50,6 +54,8 @@ class Handshake:
     credential: str | None
     runner: TableRunner | None
     name: str | None
+    identity: SignedIn | None
+    requester: Requester | None
     last_heard: float
 
     if TYPE_CHECKING:
@@ -79,6 +85,7 @@ class Handshake:
                     f"this server speaks {m.PROTOCOL}", "protocol/unsupported_version"
                 )
             kind = hello.session_kind()
+            await self._sign_in(hello)
             if kind == "lobby":
                 self.kind = "lobby"
                 self._send(self._welcome(None, None, None, False, None))
@@ -94,6 +101,25 @@ class Handshake:
             self._refuse_handshake("server/unavailable", "The server cannot reach its store.", 1011)
         if self.metrics is not None and not self.closing:
             self.metrics.connections.labels(session=self.kind).inc()
+
+    async def _sign_in(self, hello: m.Hello) -> None:
+        """Sign the session in with ``hello.identity`` or ``hello.jwt`` (tables/players.py);
+        refuse a banned identity or client address."""
+        players = self.node.players
+        if hello.identity is not None:
+            self.identity = await players.sign_in(hello.identity)
+        elif hello.jwt is not None:
+            verifier = self.node.jwt
+            if verifier is None:
+                raise TableError("auth/jwt_not_accepted")
+            try:
+                claims = verifier.verify(hello.jwt)
+            except JwtRefused as exc:
+                raise TableError(exc.code) from None
+            issuer = verifier.issuer or ""
+            self.identity = await players.vouched(issuer, claims.subject, claims.name)
+        ip = self.requester.ip if self.requester is not None else None
+        await players.refuse_banned(self.identity, ip)
 
     def _refuse_handshake(self, code: str, message: str, close: int) -> None:
         self._error(code, message)
@@ -136,7 +162,7 @@ class Handshake:
         return m.Welcome(
             protocol=m.PROTOCOL,
             server=SERVER_NAME,
-            features=FEATURES,
+            features=FEATURES if self.node.jwt is not None else UNSIGNED,
             limits=self.limits.wire(),
             session=cast(m.SessionKind, self.kind),
             table=self.table,
@@ -146,6 +172,7 @@ class Handshake:
             view=view,
             log=log,
             resumed=resumed,
+            identity=self.identity.wire() if self.identity is not None else None,
         )
 
     # One seat session per seat on this node: a newer one replaces the older (4009).

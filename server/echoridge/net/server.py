@@ -226,8 +226,9 @@ class GameServer:
         peer = peer_of(ws)
         if address is not None and not peer.startswith(f"{address}:"):
             peer = address  # (a client behind a trusted proxy)
-        # The lobby's limits count the client's address (later, its identity).
-        requester = Requester(address_key(address or peer.rpartition(":")[0] or peer))
+        # The lobby's limits count the client's address (and a signed-in session's identity).
+        ip = address or peer.rpartition(":")[0] or peer
+        requester = Requester(address_key(ip), ip=ip)
         session = Session(ws, self.node, self.limits, self.metrics, peer, requester)
         self.sessions.add(session)
         try:

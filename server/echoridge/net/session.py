@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 from collections import deque
 from collections.abc import Iterable
@@ -30,6 +31,7 @@ from echoridge.net.outbox import Outbox
 from echoridge.store import StoreError
 from echoridge.tables import SPECTATORS, Node, Outcome, Settings, TableError
 from echoridge.tables.clocks import settings as clock_settings
+from echoridge.tables.players import SignedIn
 from echoridge.tables.quota import Requester
 from echoridge.tables.runner import TableRunner, command_name
 from echoridge.tables.tokens import token_hash
@@ -66,6 +68,7 @@ class Session(Handshake):
         self.credential: str | None = None  # a seat session: the hash of its token
         self.runner: TableRunner | None = None
         self.name: str | None = None  # a spectator's display name in the spectators' chat
+        self.identity: SignedIn | None = None  # who the session is signed in as (players.py)
         self.bucket = Bucket(limits.commands_per_second)
         self.refusals: deque[float] = deque()
         self.last_heard = time.monotonic()
@@ -283,7 +286,7 @@ class Session(Handshake):
         request_id = getattr(message, "id", None)
         answered = (
             m.Leave | m.Start | m.AddBot | m.RemovePlayer | m.CloseTable | m.SendCommand | m.Say
-            | m.ChatOptions
+            | m.ChatOptions | m.Report | m.BlockPlayer | m.UnblockPlayer
         )
         if isinstance(message, answered):
             self._send(
@@ -297,15 +300,19 @@ class Session(Handshake):
             case m.SendCommand():
                 await self._command(message)
             case m.ListTables(id=rid, table=str() as table):
-                self._send(m.Tables(id=rid, tables=(await self.node.lobby.one(table),)))
+                one = await self.node.players.rate_listing([await self.node.lobby.one(table)])
+                self._send(m.Tables(id=rid, tables=tuple(one)))
             case m.ListTables(id=rid):
                 tables, after = await self.node.lobby.list(
                     message.limit, message.status, message.mode, message.cursor
                 )
+                tables = await self.node.players.rate_listing(tables)
                 self._send(m.Tables(id=rid, tables=tuple(tables), next=after))
             case m.ListGames():
                 self._send(await self.node.lobby.games(message))  # (the record of games)
             case m.CreateTable(id=rid):
+                ip = self.requester.ip if self.requester is not None else None
+                await self.node.players.refuse_banned(self.identity, ip)
                 clock = clock_settings(
                     message.clock, self.node.decision_seconds, self.node.clock_floor
                 )
@@ -317,7 +324,10 @@ class Session(Handshake):
                     clock,
                     message.mode or "competitive",
                 )
-                table, commit, owner = await self.node.create(settings, self.requester)
+                who = self.requester
+                if who is not None and self.identity is not None:  # (its limits too)
+                    who = dataclasses.replace(who, identity=self.identity.id)
+                table, commit, owner = await self.node.create(settings, who)
                 self._send(m.Created(id=rid, table=table, server_seed_commit=commit, owner=owner))
             case m.AskRematch(id=rid, table=table, token=token):
                 new, commit, owner = await self.node.rematch(table, token)
@@ -329,7 +339,13 @@ class Session(Handshake):
                 await self.node.close_table(table, owner)
                 self._send(m.Result(id=rid, outcome="accepted"))
             case m.Join(id=rid, table=table):
-                seat, token = await self.node.lobby.join(table, message.name, message.client_seed)
+                me = self.identity  # (a signed-in player's seat is its identity's, by handle)
+                seat, token = await self.node.lobby.join(
+                    table,
+                    me.handle if me is not None else message.name,
+                    message.client_seed,
+                    identity=me.id if me is not None else "",
+                )
                 log.info("seat joined", table=table, seat=seat)
                 self._send(m.Joined(id=rid, table=table, seat=seat, token=token))
             case m.Leave(id=rid, table=table, token=token):
@@ -349,6 +365,12 @@ class Session(Handshake):
                 self.deliver(prepared.frame(rid, self.subprotocol))
             case m.GetReplay():
                 self._send(await self.node.replays.page(message))  # (tables/replays.py)
+            case (
+                m.CreateIdentity() | m.RedeemCode() | m.NewTransferCode() | m.RenameIdentity()
+                | m.GetLeaderboard() | m.GetPlayer() | m.Report() | m.BlockPlayer()
+                | m.UnblockPlayer() | m.ListBlocked()
+            ):
+                await self._players(message)
             case m.Say() | m.ChatOptions():
                 await self._chat(message)
             case m.Ping(id=rid):
@@ -399,6 +421,41 @@ class Session(Handshake):
             ms=round(seconds * 1000, 2),
         )
 
+
+    async def _players(
+        self,
+        message: m.CreateIdentity | m.RedeemCode | m.NewTransferCode | m.RenameIdentity
+        | m.GetLeaderboard | m.GetPlayer | m.Report | m.BlockPlayer | m.UnblockPlayer
+        | m.ListBlocked,
+    ) -> None:
+        """Identities, ratings, reports and blocks (tables/players.py); the session signs in
+        by ``create_identity`` and ``redeem_code``."""
+        players = self.node.players
+        match message:
+            case m.CreateIdentity(id=rid, handle=handle):
+                self.identity, secret = await players.create(self.identity, handle)
+                self._send(m.IdentityMessage(rid, self.identity.wire(), secret))
+            case m.RedeemCode(id=rid, transfer_code=code):
+                self.identity, secret = await players.redeem(code)
+                self._send(m.IdentityMessage(rid, self.identity.wire(), secret))
+            case m.NewTransferCode(id=rid):
+                code, expires = await players.transfer_code(self.identity)
+                self._send(m.TransferCode(rid, code, expires))
+            case m.RenameIdentity(id=rid, handle=handle):
+                self.identity = await players.rename(self.identity, handle)
+                self._send(m.IdentityMessage(rid, self.identity.wire()))
+            case m.GetLeaderboard():
+                self._send(await players.leaderboard(message))
+            case m.GetPlayer():
+                self._send(await players.page(message, self.identity))
+            case m.Report(id=rid):
+                await players.report(self.identity, message)
+                self._send(m.Result(id=rid, outcome="accepted"))
+            case m.BlockPlayer(id=rid, identity=whom) | m.UnblockPlayer(id=rid, identity=whom):
+                await players.block(self.identity, whom, isinstance(message, m.BlockPlayer))
+                self._send(m.Result(id=rid, outcome="accepted"))
+            case m.ListBlocked(id=rid):
+                self._send(m.Blocked(rid, await players.blocks(self.identity)))
 
     async def _chat(self, message: m.Say | m.ChatOptions) -> None:
         """``say`` and ``chat_options`` (tables/chat.py), answered with a ``result``."""

@@ -16,6 +16,8 @@ Keys:
 * ``er:{T}:record``: the record, a msgpack map (``tables/archiving.py`` makes it).
 * ``er:archive:ended``: sorted set, every archived game by its end (ms): export, retention.
 * ``er:archive:public``: sorted set, the public ones (the record of games' listing).
+* ``er:archive:identity:<id>``: sorted set, every game a signed-in player sat at (a player's
+  page: store/identities.py).
 * ``er:archive:due``: sorted set, each archived game's live keys by when they are released (ms).
 
 ``keep`` writes the transcript and the record in one script on the table's slot (``ARCHIVE``:
@@ -36,7 +38,7 @@ import asyncio
 import lzma
 import unicodedata
 import zlib
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import msgpack
@@ -50,6 +52,7 @@ ENDED = "er:archive:ended"
 PUBLIC = "er:archive:public"
 DUE = "er:archive:due"
 PLAYER = "er:archive:player:"  # + a folded name: the public games a player of that name sat at
+IDENTITY = "er:archive:identity:"  # + an identity: every game it sat at, public or private
 
 
 def player_key(name: str) -> str:
@@ -61,6 +64,14 @@ def _names(record: Mapping[str, Any]) -> set[str]:
     """The names of the people who played (bots are not listed by name)."""
     players = record.get("players", ())
     return {str(p.get("name", "")) for p in players if isinstance(p, Mapping) and not p.get("bot")}
+
+
+def _identities(record: Mapping[str, Any]) -> set[str]:
+    """The identities of the signed-in people who played."""
+    players = record.get("players", ())
+    return {
+        str(p["identity"]) for p in players if isinstance(p, Mapping) and p.get("identity")
+    }
 
 
 XZ_MAGIC = b"\xfd7zXZ\x00"
@@ -117,12 +128,20 @@ class Archive:
             return bool(await self.redis.exists(keys.record(table)))
 
     async def listing(
-        self, limit: int, player: str | None = None, cursor: str | None = None
+        self,
+        limit: int,
+        player: str | None = None,
+        cursor: str | None = None,
+        identity: str | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
         """One page of the public finished games' records, newest first (those a player of
-        ``player``'s name sat at, when given), after ``cursor``; and the cursor of the next page
-        (None: the last).  Two round trips.  ValueError for a cursor this server did not make."""
-        key = PUBLIC if player is None else player_key(player)
+        ``player``'s name sat at, when given; or every game ``identity`` sat at, public or not),
+        after ``cursor``; and the cursor of the next page (None: the last).  Two round trips.
+        ValueError for a cursor this server did not make."""
+        if identity is not None:
+            key = IDENTITY + identity
+        else:
+            key = PUBLIC if player is None else player_key(player)
         after = None if cursor is None else parse_cursor(cursor)
         async with redis_errors("reading the record of games"):
             rows = await newest(self.redis, key, limit + 1, after)
@@ -187,6 +206,8 @@ class Archive:
                 pipe.zadd(PUBLIC, {table: int(record.get("ended") or 0)})
                 for name in _names(record):
                     pipe.zadd(player_key(name), {table: int(record.get("ended") or 0)})
+            for identity in _identities(record):
+                pipe.zadd(IDENTITY + identity, {table: int(record.get("ended") or 0)})
             if release_at is not None:
                 pipe.zadd(DUE, {table: release_at}, nx=True)
             await pipe.execute()
@@ -243,6 +264,8 @@ class Archive:
             pipe.zrem(PUBLIC, table)
             for name in _names(record):
                 pipe.zrem(player_key(name), table)
+            for identity in _identities(record):
+                pipe.zrem(IDENTITY + identity, table)
             pipe.zrem(DUE, table)
             await pipe.execute()
 
@@ -253,6 +276,16 @@ class Archive:
         async with redis_errors("reading the archive's index"):
             found: Any = await self.redis.zrange(ENDED, start, start + count - 1, withscores=True)
         return [(_text(member), int(score)) for member, score in found]
+
+    async def every_record(self, batch: int = 500) -> AsyncIterator[dict[str, Any]]:
+        """Every archived game's record, in end order (ratings are rebuilt from these)."""
+        start = 0
+        while rows := await self.page(start, batch):
+            found = await self.records([table for table, _ in rows])
+            for table, _ in rows:
+                if table in found:
+                    yield found[table]
+            start += len(rows)
 
     async def raw(self, table: str) -> tuple[bytes, bytes] | None:
         """An archived game as stored: (compressed transcript, packed record), or None."""

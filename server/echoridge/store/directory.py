@@ -65,14 +65,21 @@ class Directory:
         await self._index(table, meta)
 
     async def join(
-        self, table: str, name: str, client_seed: bytes, token_hash: str, bot: str = ""
+        self,
+        table: str,
+        name: str,
+        client_seed: bytes,
+        token_hash: str,
+        bot: str = "",
+        identity: str = "",
     ) -> str | int:
-        """Take the lowest free seat (for a bot of kind ``bot``); the seat, or why not:
-        missing, started, closed, damaged, full."""
+        """Take the lowest free seat (for a bot of kind ``bot``; for a signed-in ``identity``);
+        the seat, or why not: missing, started, closed, damaged, full, seated (the identity
+        holds a seat there already)."""
         reply = await self.scripts.call(
             "JOIN",
             (keys.meta(table), keys.secrets(table)),
-            (name, client_seed.hex(), token_hash, bot),
+            (name, client_seed.hex(), token_hash, bot, identity),
         )
         outcome = _text(reply[0])
         if outcome != "ok":

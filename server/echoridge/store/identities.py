@@ -12,9 +12,14 @@ Every key carries the one hash tag ``{ids}``, so a handle's claim and its identi
 by one script on one slot, also on a Redis Cluster (identities are few and small: one shard
 holds them all).
 
+An operator's login system may vouch for identities instead (``--auth-jwt-key``: a signed token
+in ``hello``, net/jwtauth.py): the token's issuer and subject name the identity (``external``),
+made on first sight with the token's name as its handle (or that name and a number, when the
+name is another's); such an identity has no secret.
+
 Keys: ``er:{ids}:id:<id>`` (hash: handle, created ms), ``er:{ids}:handle:<folded handle>`` (the
 id), ``er:{ids}:secret:<sha256 hex>`` (the id), ``er:{ids}:code:<sha256 hex>`` (the id, with a
-time to live).
+time to live), ``er:{ids}:ext:<sha256 hex of issuer and subject>`` (the id).
 """
 
 from __future__ import annotations
@@ -69,8 +74,10 @@ def _code_key(code: str) -> str:
     return f"{PREFIX}code:{_digest(code)}"
 
 
-# KEYS: handle, identity, secret; ARGV: id, handle, created -> 1 | 0 (the handle is taken)
+# KEYS: handle, identity, secret (or the external subject's key); ARGV: id, handle, created
+# -> 1 | 0 (the handle is taken) | -1 (the external subject has an identity already)
 CREATE = """
+if redis.call('EXISTS', KEYS[3]) == 1 then return -1 end
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX') then return 0 end
 redis.call('HSET', KEYS[2], 'handle', ARGV[2], 'created', ARGV[3])
 redis.call('SET', KEYS[3], ARGV[1])
@@ -117,9 +124,34 @@ class Identities:
                 keys=[_handle_key(handle), _identity_key(identity), _secret_key(secret)],
                 args=[identity, handle, now_ms],
             )
-        if not int(made):
+        if int(made) != 1:
             raise HandleTaken(f"the handle {handle!r} is taken")
         return Identity(identity, handle, now_ms), secret
+
+    async def external(self, issuer: str, subject: str, name: str, now_ms: int) -> Identity:
+        """The identity an operator's login system vouches for (issuer, subject), made now if
+        it is new: ``j-`` and hex, its handle ``name`` (or ``name`` and a number if taken)."""
+        digest = hashlib.sha256(f"{issuer}\x00{subject}".encode()).hexdigest()
+        key = f"{PREFIX}ext:{digest}"
+        identity = "j-" + digest[:16]
+        for attempt in range(20):
+            async with redis_errors("reading an identity"):
+                found: Any = await self.redis.get(key)
+            if found is not None:
+                known = await self.get(_text(found))
+                if known is not None:
+                    return known
+            handle = name if attempt == 0 else f"{name[:26]}-{secrets.randbelow(10**5):05d}"
+            async with redis_errors("creating an identity"):
+                made = int(
+                    await self._create(
+                        keys=[_handle_key(handle), _identity_key(identity), key],
+                        args=[identity, handle, now_ms],
+                    )
+                )
+            if made == 1:
+                return Identity(identity, handle, now_ms)
+        raise StoreError("no free handle for an identity")
 
     async def get(self, identity: str) -> Identity | None:
         async with redis_errors("reading an identity"):
@@ -134,6 +166,15 @@ class Identities:
         async with redis_errors("reading an identity"):
             found: Any = await self.redis.get(_secret_key(secret))
         return await self.get(_text(found)) if found is not None else None
+
+    async def handles(self, identities: list[str]) -> dict[str, str]:
+        """The handles of those of ``identities`` that exist (one round trip)."""
+        async with redis_errors("reading identities"):
+            pipe = self.redis.pipeline(transaction=False)
+            for identity in identities:
+                pipe.hget(_identity_key(identity), "handle")
+            values: list[Any] = await pipe.execute() if identities else []
+        return {i: _text(v) for i, v in zip(identities, values, strict=True) if v is not None}
 
     async def by_handle(self, handle: str) -> Identity | None:
         async with redis_errors("reading an identity"):

@@ -112,16 +112,23 @@ redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 """
 
-# KEYS: meta, secrets; ARGV: name, client seed (hex), token hash, bot kind ("" for a person)
-# -> {"ok", seat} | {"missing"} | {"started"} | {"closed"} | {"damaged"} | {"full"}
+# KEYS: meta, secrets; ARGV: name, client seed (hex), token hash, bot kind ("" for a person),
+# identity ("" for none) -> {"ok", seat} | {"missing"} | {"started"} | {"closed"} | {"damaged"}
+# | {"full"} | {"seated"} (that identity holds a seat there already)
 JOIN = _NOT_OPEN + """
 local m = redis.call('HMGET', KEYS[1], 'status', 'seats', 'taken')
 if not m[1] then return {'missing'} end
 if m[1] ~= 'open' then return not_open(m[1]) end
+if ARGV[5] ~= '' then
+  for i = 0, tonumber(m[2]) - 1 do
+    if redis.call('HGET', KEYS[1], 'identity:' .. i) == ARGV[5] then return {'seated'} end
+  end
+end
 for i = 0, tonumber(m[2]) - 1 do
   if redis.call('HEXISTS', KEYS[1], 'name:' .. i) == 0 then
     redis.call('HSET', KEYS[1], 'name:' .. i, ARGV[1], 'cseed:' .. i, ARGV[2],
                'taken', tonumber(m[3]) + 1)
+    if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'identity:' .. i, ARGV[5]) end
     if ARGV[4] ~= '' then
       redis.call('HSET', KEYS[1], 'bot:' .. i, ARGV[4])
     else
@@ -141,7 +148,8 @@ local m = redis.call('HMGET', KEYS[1], 'status', 'seats')
 if not m[1] then return {'missing'} end
 if m[1] ~= 'open' then return not_open(m[1]) end
 if redis.call('HGET', KEYS[2], 'token:' .. ARGV[1]) ~= ARGV[2] then return {'bad_token'} end
-redis.call('HDEL', KEYS[1], 'name:' .. ARGV[1], 'cseed:' .. ARGV[1], 'bot:' .. ARGV[1])
+redis.call('HDEL', KEYS[1], 'name:' .. ARGV[1], 'cseed:' .. ARGV[1], 'bot:' .. ARGV[1],
+           'identity:' .. ARGV[1])
 redis.call('HDEL', KEYS[2], 'token:' .. ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'taken', -1)
 if people(KEYS[1], tonumber(m[2])) == 0 then

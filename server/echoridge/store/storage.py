@@ -24,8 +24,10 @@ from echoridge.store.directory import Directory
 from echoridge.store.follow import Follower
 from echoridge.store.identities import Identities
 from echoridge.store.log import EventStore
+from echoridge.store.moderation import Moderation
 from echoridge.store.presence import PresenceStore
 from echoridge.store.quota import Quotas
+from echoridge.store.ratingstore import RatingStore
 
 
 class Storage:
@@ -46,6 +48,8 @@ class Storage:
         self.clocks = ClockIndex(redis)
         self.chat = ChatStore(redis)
         self.identities = Identities(redis)  # players' identities (identities.py)
+        self.ratings = RatingStore(redis)  # ratings, computed from the archive (ratingstore.py)
+        self.moderation = Moderation(redis)  # reports, blocks, bans, audit (moderation.py)
         self.chat_follower: ChatFollower = (
             ClusterChatFollower(redis)
             if isinstance(redis, RedisCluster)

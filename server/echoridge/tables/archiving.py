@@ -48,7 +48,14 @@ def make_record(
         "public": meta.get("public") == "1",
         "seats": len(final.players),
         "players": [
-            {"seat": p.seat, "name": p.name, "bot": p.bot or None, "role": p.role or None}
+            {
+                "seat": p.seat,
+                "name": p.name,
+                "bot": p.bot or None,
+                "role": p.role or None,
+                "identity": meta.get(f"identity:{p.seat}") or None,
+                "absent": bool(p.auto and not p.bot),  # the server played it at the end
+            }
             for p in final.players
         ],
         "murderer": final.murderer,
@@ -66,9 +73,13 @@ def make_record(
     }
 
 
-def listed(record: Mapping[str, Any]) -> m.GameRecord:
+def listed(
+    record: Mapping[str, Any], changes: Mapping[str, tuple[int, int]] | None = None
+) -> m.GameRecord:
     """A record as the record of games lists it (SPEC 4.8): a one-seat competitive game is
-    ``solo``, as in ``tables``."""
+    ``solo``, as in ``tables``; ``changes``: the rated players' ratings before and after it
+    (store/ratingstore.py)."""
+    changes = changes or {}
     players = record["players"]
     accusations = list(record.get("accusations") or [])
     mode = record["mode"]
@@ -86,6 +97,14 @@ def listed(record: Mapping[str, Any]) -> m.GameRecord:
                 bot=p.get("bot") or None,
                 role=p.get("role") or None,
                 accusation=accusations[p["seat"]] if p["seat"] < len(accusations) else None,
+                identity=p.get("identity") or None,
+                absent=True if p.get("absent") else None,
+                rating=changes[p["identity"]][1] if p.get("identity") in changes else None,
+                rating_change=(
+                    changes[p["identity"]][1] - changes[p["identity"]][0]
+                    if p.get("identity") in changes
+                    else None
+                ),
             )
             for p in players
         ),
@@ -129,6 +148,7 @@ class Archiver(Sweep):
         now = int(time.time() * 1000)
         released = dropped = 0
         for table in await self.archive.due(now, BATCH):
+            await self.node.players.settle(table)  # (rated before, unless an outage missed it)
             outcome = await self.archive.release(table)
             if outcome == "not_archived":
                 with contextlib.suppress(TableError):  # (built and archived: released next time)

@@ -9,15 +9,17 @@ closed by its creator or by expiry: tables/expiry.py; ``closed_by``: ``owner`` o
 ``epoch``, ``created``, ``commit`` (SHA-256 of the server seed, hex), ``clock`` (its clock
 settings, JSON: tables/clocks.py), ``mode`` (``competitive`` or ``cooperative``; absent from
 tables made before modes existed: competitive), and per seat ``name:N``, ``bot:N`` (a seat the
-server plays) and ``cseed:N`` (the client seed, hex: public, it goes into the transcript).  Its
-secrets: ``server_seed``, ``owner`` (a hash of the creator's token) and ``token:N`` (a hash of
-the seat's token).
+server plays), ``identity:N`` (the signed-in player's identity: store/identities.py) and
+``cseed:N`` (the client seed, hex: public, it goes into the transcript).  Its secrets:
+``server_seed``, ``owner`` (a hash of the creator's token) and ``token:N`` (a hash of the
+seat's token).
 """
 
 from __future__ import annotations
 
 import os
 import secrets as random_ids
+from collections.abc import Sequence
 from dataclasses import dataclass
 from hmac import compare_digest as secrets_equal
 from typing import Any, cast
@@ -49,6 +51,7 @@ _REFUSALS = {
     "full": "table/full",
     "not_full": "table/not_full",
     "bad_token": "auth/bad_token",
+    "seated": "table/already_seated",
 }
 
 log = get_logger("echoridge.tables")
@@ -94,12 +97,15 @@ def listed_mode(meta: dict[str, str]) -> m.GameMode:
     return cast(m.GameMode, mode_of(meta))
 
 
-def _listed(records: list[dict[str, Any]]) -> tuple[m.GameRecord, ...]:
-    """The records as listed, leaving out any the server cannot read (a damaged record)."""
+def _listed(
+    records: list[dict[str, Any]], changes: dict[str, dict[str, tuple[int, int]]]
+) -> tuple[m.GameRecord, ...]:
+    """The records as listed (with their players' rating changes), leaving out any the server
+    cannot read (a damaged record)."""
     out = []
     for record in records:
         try:
-            out.append(listed(record))
+            out.append(listed(record, changes.get(str(record["table"]))))
         except (KeyError, TypeError, ValueError, IndexError):
             log.warning("unreadable game record", table=str(record.get("table", "")))
     return tuple(out)
@@ -194,7 +200,8 @@ class Lobby:
                 )
             found = await self.storage.archive.records(list(dict.fromkeys(request.tables)))
             kept = sorted(found.values(), key=lambda r: (-int(r.get("ended") or 0), r["table"]))
-            return m.Games(id=request.id, games=_listed(kept[: request.limit or PAGE]))
+            kept = kept[: request.limit or PAGE]
+            return m.Games(id=request.id, games=_listed(kept, await self._changes(kept)))
         try:
             page, after = await self.storage.archive.listing(
                 request.limit or PAGE, request.player, request.cursor
@@ -203,7 +210,17 @@ class Lobby:
             raise TableError(
                 "protocol/bad_field", "list_games.cursor: not a cursor of this server"
             ) from None
-        return m.Games(id=request.id, games=_listed(page), next=after)
+        return m.Games(id=request.id, games=_listed(page, await self._changes(page)), next=after)
+
+    async def _changes(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """The rating changes of the rated ones of these games (store/ratingstore.py); a
+        damaged record (no players) has none."""
+        rated = [
+            str(r.get("table"))
+            for r in records
+            if any(isinstance(p, dict) and p.get("identity") for p in r.get("players") or ())
+        ]
+        return await self.storage.ratings.changes(rated)
 
     async def _info(self, table: str, meta: dict[str, str]) -> m.TableInfo:
         if "commit" not in meta:  # a table created before its commitment was kept in meta
@@ -244,10 +261,14 @@ class Lobby:
             raise TableError(_REFUSALS[outcome])
 
     async def join(
-        self, table: str, name: str, client_seed: bytes, bot: str = ""
+        self, table: str, name: str, client_seed: bytes, bot: str = "", identity: str = ""
     ) -> tuple[int, str]:
+        """Take a seat (for a signed-in ``identity``: it belongs to it); the seat and its
+        token."""
         token = new_token()
-        outcome = await self.directory.join(table, name, client_seed, token_hash(token), bot)
+        outcome = await self.directory.join(
+            table, name, client_seed, token_hash(token), bot, identity
+        )
         if isinstance(outcome, str):
             raise TableError(_REFUSALS[outcome])
         return outcome, token
@@ -355,7 +376,12 @@ def info(table: str, meta: dict[str, str]) -> m.TableInfo:
         seats=seats,
         taken=int(meta["taken"]),
         players=tuple(
-            m.SeatInfo(i, meta[f"name:{i}"], cast(m.BotKind, meta.get(f"bot:{i}")) or None)
+            m.SeatInfo(
+                i,
+                meta[f"name:{i}"],
+                cast(m.BotKind, meta.get(f"bot:{i}")) or None,
+                identity=meta.get(f"identity:{i}"),
+            )
             for i in range(seats)
             if f"name:{i}" in meta
         ),

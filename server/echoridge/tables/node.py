@@ -19,6 +19,7 @@ from echoridge.tables.clockwork import Clockwork
 from echoridge.tables.errors import TableError
 from echoridge.tables.expiry import Sweeper
 from echoridge.tables.lobby import Lobby, Settings
+from echoridge.tables.players import Players
 from echoridge.tables.quota import LobbyLimits, Requester
 from echoridge.tables.replays import Replays
 from echoridge.tables.runner import MakeWelcome, Outcome, Sink, TableRunner
@@ -58,6 +59,8 @@ class Node:
         self.expiry = Sweeper(self)  # tables whose game never started, closed in time
         self.transcripts = Transcripts(self)  # finished games', built once (transcripts.py)
         self.archiver = Archiver(self)  # finished games' live keys released (archiving.py)
+        self.players = Players(storage)  # identities and ratings (players.py)
+        self.jwt: Any = None  # serve --auth-jwt-key: a net.jwtauth.JwtVerifier
         self.replays = Replays(self)  # finished games as one viewer saw them (replays.py)
         self.clock_floor: int | None = None  # the shortest clock times allowed (tests, demos)
         self.notices: Any = None  # play by notification (notices.py), with --notify-url

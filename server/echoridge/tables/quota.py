@@ -1,9 +1,9 @@
 """The lobby's limits on one client: how many tables it may create a minute and how many of
 them may wait to start at once; and when a table whose game never starts is closed.
 
-Who a limit counts is a ``Requester``'s ``key``: today the client's address as the gate admitted
-it (net/gate.py: the peer, or what a trusted proxy forwards; IPv6 by its /64), later an identity
-(issue 28) where the client has one.  The counts are kept in Redis (store/quota.py), so they
+Who a limit counts is a ``Requester``'s ``keys``: the client's address as the gate admitted it
+(net/gate.py: the peer, or what a trusted proxy forwards; IPv6 by its /64), and the identity of
+a signed-in session (issue 28) as well.  The counts are kept in Redis (store/quota.py), so they
 hold across reconnects, workers and nodes.  A request without a requester (an in-process
 caller: tests, tools) is not counted.
 
@@ -57,28 +57,35 @@ class LobbyLimits:
 
 @dataclass(frozen=True)
 class Requester:
-    """Who asks: the client's address key (net/gate.py ``address_key``) and, once clients have
-    one, their identity, which then counts instead."""
+    """Who asks: the client's address key (net/gate.py ``address_key``) and, for a signed-in
+    session, its identity: the limits hold for each (a player cannot escape them by changing
+    address, nor several identities behind one address by changing identity)."""
 
     address: str | None = None
     identity: str | None = None
+    ip: str | None = None  # the client's own address (bans match it: store/moderation.py)
 
     @property
-    def key(self) -> str | None:
-        """What the lobby's limits count (None: nothing)."""
+    def keys(self) -> tuple[str, ...]:
+        """What the lobby's limits count (none: nothing)."""
+        out = []
         if self.identity:
-            return f"id:{self.identity}"
+            out.append(f"id:{self.identity}")
         if self.address:
-            return f"ip:{self.address}"
-        return None
+            out.append(f"ip:{self.address}")
+        return tuple(out)
 
 
 async def reserve(quotas: Quotas, limits: LobbyLimits, who: Requester | None, table: str) -> None:
-    """Count a new table against ``who``'s limits, or refuse it: ``table/rate_limited``,
-    ``table/too_many``."""
-    key = who.key if who is not None else None
-    if key is None or not (limits.tables_per_minute or limits.waiting_tables):
+    """Count a new table against ``who``'s limits, each of them, or refuse it:
+    ``table/rate_limited``, ``table/too_many``."""
+    if who is None or not (limits.tables_per_minute or limits.waiting_tables):
         return
+    for key in who.keys:
+        await _reserve(quotas, limits, key, table)
+
+
+async def _reserve(quotas: Quotas, limits: LobbyLimits, key: str, table: str) -> None:
     outcome = await quotas.reserve(
         key,
         table,
@@ -87,19 +94,20 @@ async def reserve(quotas: Quotas, limits: LobbyLimits, who: Requester | None, ta
         waiting=limits.waiting_tables,
         waiting_seconds=limits.waiting_set_seconds(),
     )
+    whose = "you" if key.startswith("id:") else "your address"
     match outcome:
         case Granted():
             return
         case TooFast(retry_ms=ms):
             raise TableError(
                 "table/rate_limited",
-                f"At most {limits.tables_per_minute} tables a minute from one address; "
+                f"At most {limits.tables_per_minute} tables a minute from {whose}; "
                 f"try again in {max(1, -(-ms // 1000))} s.",
                 retry_in=max(1, ms),
             )
         case TooMany(waiting=n):
             raise TableError(
                 "table/too_many",
-                f"{n} tables created from your address are waiting to start (at most "
+                f"{n} tables created by {whose} are waiting to start (at most "
                 f"{limits.waiting_tables}); start or close one first.",
             )

@@ -61,6 +61,7 @@ __all__ = ["SPECTATORS", "MakeWelcome", "Outcome", "Sink", "TableRunner", "viewe
 
 BAD_COMMAND = "That is not a command of this game."
 MARK_OVER_RETRY = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)  # seconds between tries (~32 s)
+ARCHIVE_BACKSTOP_SECONDS = 3.0  # every node that saw a game end archives and rates it after this
 
 @dataclass(frozen=True)
 class Outcome:
@@ -272,6 +273,8 @@ class TableRunner(Viewers, ServerMoves):
         """Say in the table's metadata that its game is over, trying again for a while while
         Redis is away (the log stays the truth: a transcript's build folds it, and repairs
         this: tables/transcripts.py)."""
+        # (and archive and rate the game, should the node whose append ended it be gone)
+        self.node.transcripts.finished(self.table, delay=ARCHIVE_BACKSTOP_SECONDS)
         for delay in MARK_OVER_RETRY:
             with contextlib.suppress(StoreError):
                 await self.node.storage.directory.update(self.table, {"status": "over"})

@@ -95,9 +95,13 @@ class Transcripts:
             self._prepared.popitem(last=False)
         return prepared
 
-    def finished(self, table: str) -> None:
-        """This node's append ended the table's game: build and keep its transcript now."""
-        task = asyncio.get_running_loop().create_task(self._keep(table), name=f"keep {table}")
+    def finished(self, table: str, delay: float = 0.0) -> None:
+        """This node's append ended the table's game: build and keep its transcript now, and
+        rate the game.  Every other node that sees the end does the same ``delay`` seconds later
+        (a no-op when the first did it: a node killed as its append ended a game)."""
+        task = asyncio.get_running_loop().create_task(
+            self._keep(table, delay), name=f"keep {table}"
+        )
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
@@ -107,12 +111,18 @@ class Transcripts:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    async def _keep(self, table: str) -> None:
+    async def _keep(self, table: str, delay: float = 0.0) -> None:
+        await asyncio.sleep(delay)
         try:
-            if await self.store.get(table) is None:
+            if not await self.store.archived(table):
                 await self._build_once(table)
         except (TableError, StoreError) as exc:  # (the first request builds it then)
             log.warning("transcript not kept", table=table, error=str(exc))
+            return
+        try:
+            await self.node.players.settle(table)
+        except StoreError as exc:  # (the archiver's sweep rates it before the release)
+            log.warning("game not rated", table=table, error=str(exc))
 
     async def _build_once(self, table: str) -> bytes:
         task = self._building.get(table)
