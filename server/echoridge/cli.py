@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from echoridge import archivecli
+from echoridge import admincli, archivecli, playerscli
 from echoridge.net.gate import Admission
 from echoridge.net.limits import Limits
 from echoridge.tables.archiving import GRACE_SECONDS
@@ -24,18 +24,6 @@ MODE_CHOICES = ("competitive", "cooperative")
 def _mode(value: str) -> str:
     """``--mode``: ``competitive``, or ``coop`` / ``cooperative``."""
     return "cooperative" if value == "coop" else value
-
-
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def _duration(value: str) -> int:
-    """``--keep-finished``: a whole number of seconds, minutes, hours or days (``30d``)."""
-    text = value.strip().lower()
-    unit = _UNITS.get(text[-1:], 0) if text else 0
-    if not unit or not text[:-1].isdigit() or int(text[:-1]) < 1:
-        raise argparse.ArgumentTypeError("a duration is a whole number and s, m, h or d: 30d")
-    return int(text[:-1]) * unit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     srv.add_argument(
         "--keep-finished",
-        type=_duration,
+        type=admincli.duration,
         default=None,
         metavar="DURATION",
         help="drop archived games this long after their end: 30d, 12h, 90m, 3600s "
@@ -239,7 +227,11 @@ def main(argv: list[str] | None = None) -> int:
         help="the level of the one log line per command (table, seat, command, outcome, ms): "
         "debug, not written at the server's info level (default), or info, written",
     )
+    playerscli.add_serve_arguments(srv)
+    admincli.add_serve_arguments(srv)
     archivecli.add_parser(sub)
+    playerscli.add_parser(sub)
+    admincli.add_parser(sub)
 
     sim = sub.add_parser("simulate", help="play random games in-process and report")
     sim.add_argument("--games", type=int, default=100)
@@ -383,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--replica-acks is 0 or more")
         if args.archive_grace < 0:
             parser.error("--archive-grace is 0 or more")
+        jwt = playerscli.jwt_settings(args, parser)
+        admin = admincli.serve_options(args, parser)
         if args.notify_url and not args.notify_secret:
             parser.error("--notify-url needs a secret: set ECHORIDGE_NOTIFY_SECRET")
         from echoridge.workers import worker_count
@@ -418,10 +412,16 @@ def main(argv: list[str] | None = None) -> int:
                 archive_grace=args.archive_grace,
                 keep_finished=args.keep_finished,
                 move_log_level=args.move_log_level,
+                jwt=jwt,
+                **admin,
             )
         )
     if args.command == "archive":
         return archivecli.run(args)
+    if args.command == "ratings":
+        return playerscli.run(args)
+    if args.command == "admin":
+        return admincli.run(args)
     if args.command == "simulate":
         from echoridge.simulate import simulate
 

@@ -1,6 +1,10 @@
 """``echo-ridge serve``: storage (the embedded Redis, or REDIS_URL), the table service and the
 websocket server, until SIGTERM or SIGINT (then a graceful shutdown).  With ``--workers N``
-(``workers.py``) this runs in each of N processes sharing the port and the storage."""
+(``workers.py``) this runs in each of N processes sharing the port and the storage.
+
+With ``--admin-port`` the admin API (net/admin.py) listens too, on its own port: in the one
+process without ``--workers``, and in worker 0 only with them (its table list then shows the
+lobby's tables and those worker 0 runs)."""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from echoridge.logs import LEVELS, configure_logging, get_logger
+from echoridge.net.admin import AdminApi
 from echoridge.net.gate import Admission
 from echoridge.net.hostcounts import HostCounts
 from echoridge.net.limits import Limits
@@ -73,6 +78,13 @@ class Options:
     archive_grace: float = GRACE_SECONDS  # finished games' live keys released after (archiving)
     keep_finished: float | None = None  # archived games dropped after this long (None: kept)
     move_log_level: str = "debug"  # the per-command log lines' level (or "info")
+    # --auth-jwt-key, --auth-jwt-audience, --auth-jwt-issuer: signed tokens in hello (each
+    # worker process loads the key: net/jwtauth.py)
+    jwt: tuple[str, str, str | None] | None = None
+    # --admin-port, --admin-host, $ECHORIDGE_ADMIN_TOKEN: the admin API (net/admin.py; None: off)
+    admin_port: int | None = None
+    admin_host: str = "127.0.0.1"
+    admin_token: str | None = dataclasses.field(default=None, repr=False)
 
 
 async def _shut_down(server: GameServer, node: Node, notifier: Any, storage: Storage) -> None:
@@ -114,6 +126,11 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
         node.clock_floor = options.clock_floor
         node.archiver.grace_seconds = options.archive_grace
         node.archiver.keep_seconds = options.keep_finished
+        if options.jwt is not None:
+            from echoridge.net import jwtauth
+
+            key, audience, issuer = options.jwt
+            node.jwt = jwtauth.load(key, audience=audience, issuer=issuer)
         notifier = None
         if options.notify_url:
             notifier = Notifier(options.notify_url, options.notify_secret)
@@ -134,6 +151,7 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
         freezer = asyncio.create_task(freeze_survivors())
         unwatch_gc = watch_gc(metrics.registry)
         stop = _stop_on_signals()  # before the ready line: a SIGTERM right after it must stop us
+        admin: AdminApi | None = None
         try:
             await storage.directory.reindex()
             worker = options.worker
@@ -143,6 +161,9 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
             port = await server.start(
                 options.host, options.port, reuse_port=worker is not None, worker=placed
             )
+            if options.admin_port is not None and not worker:
+                admin = AdminApi(node, storage, options.admin_token or "")  # (worker 0 only)
+                await admin.start(options.admin_host, options.admin_port)
             log.info(
                 "serving", url=f"ws://{options.host}:{port}/ws", storage=where, worker=worker
             )
@@ -167,6 +188,8 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
             collector.cancel()
             freezer.cancel()
             unwatch_gc()
+            if admin is not None:
+                await admin.close()
             await _shut_down(server, node, notifier, storage)
     finally:
         if embedded is not None:
