@@ -1,10 +1,15 @@
 // The browser client's entry point: a hash router over the lobby (#/), a seat
 // (#/table/<id>: the invite link), a spectator (#/watch/<id>) and a finished game's replay
-// (#/replay/<id>?seat=N&v=V, replay.js).
+// (#/replay/<id>?seat=N&v=V, replay.js), the leaderboard (#/leaderboard), a player's page
+// (#/player/<handle>, players.js) and moving an identity to this device (#/claim/<code>,
+// identity.js).
 
 import { Lobby } from "./connection.js";
 import { listenForHelpKey } from "./help.js";
+import { ClaimPage } from "./identity.js";
 import { LobbyPage } from "./lobby.js";
+import { LeaderboardPage, PlayerPage } from "./players.js";
+import { parsePlayer } from "./ratings.js";
 import { ReplayPage, parseReplay } from "./replay.js";
 import { TablePage } from "./table.js";
 
@@ -18,9 +23,20 @@ function route() {
   const hash = location.hash || "#/";
   const match = hash.match(/^#\/(table|watch)\/([A-Za-z0-9_-]{1,64})$/);
   const replay = parseReplay(hash);
+  const player = parsePlayer(hash);
+  const claim = hash.match(/^#\/claim(?:\/([^?]*))?$/);
   if (page) page.close();
   document.getElementById("decision")?.remove();
-  if (replay) {
+  if (hash === "#/leaderboard") {
+    page = new LeaderboardPage(root, { lobby, navigate });
+    document.title = "Echo Ridge — leaderboard";
+  } else if (player) {
+    page = new PlayerPage(root, { ...player, lobby, navigate });
+    document.title = `Echo Ridge — ${player.handle}`;
+  } else if (claim) {
+    page = new ClaimPage(root, { code: claim[1] ? safeDecode(claim[1]) : "", lobby, navigate });
+    document.title = "Echo Ridge — sign in on this device";
+  } else if (replay) {
     page = new ReplayPage(root, { ...replay, lobby, navigate });
     document.title = `Echo Ridge — replay of ${replay.table}`;
   } else if (match) {
@@ -44,6 +60,14 @@ function route() {
     }
   }
   first = false;
+}
+
+function safeDecode(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 // Goes to `hash`; `again` reopens the page even when the hash is the same.

@@ -1,6 +1,8 @@
 // One websocket speaking echoridge.v2.json (SPEC.md §2): a JSON text frame per message,
 // requests matched to replies by id (§4), and the lobby client built on it.
 
+import * as store from "./store.js";
+
 export const SUBPROTOCOL = "echoridge.v2.json";
 export const PROTOCOL = "echoridge.v2";
 export const CLIENT = "echoridge-web/0.1.0";
@@ -263,27 +265,63 @@ export async function openSession(url, fields, handlers) {
 }
 
 // The lobby (§4): list, create, join, leave, start, add bots, remove players and close tables
-// (the creator's), transcripts. It connects on first use and again after a drop.
+// (the creator's), transcripts; identities and ratings (§4.9, §4.10). It connects on first use
+// and again after a drop, signed in with the identity this browser keeps (store.js), if any.
 export class Lobby {
   constructor(url = serverUrl()) {
     this.url = url;
     this.connection = null;
     this.connecting = null;
+    this.features = new Set(); // welcome.features of the last connection
+    this.identity = null; // {id, handle} the connection is signed in as (welcome.identity)
+    this.signedWith = null; // the secret the connection is signed in with
+    this.forgotten = null; // the handle of an identity the server no longer knew (auth/bad_identity)
   }
 
   async ensure() {
-    if (this.connection && !this.connection.closed) return this.connection;
+    const secret = store.identity()?.secret || null;
+    if (this.connection && !this.connection.closed) {
+      if (this.signedWith === secret) return this.connection;
+      // this browser signed in or out meanwhile (here or in another tab): connect as it is now
+      this.connection.close(1000, "signed in as someone else");
+      this.connection = null;
+    }
     if (!this.connecting) {
-      this.connecting = openSession(this.url, {}, { onMessage: () => {}, onClose: () => {} })
-        .then(([connection]) => {
-          this.connection = connection;
-          return connection;
-        })
-        .finally(() => {
-          this.connecting = null;
-        });
+      this.connecting = this.connect(secret).finally(() => {
+        this.connecting = null;
+      });
     }
     return this.connecting;
+  }
+
+  // Opens the lobby session, signed in with `secret`; a secret the server does not know (a
+  // server whose store was wiped: auth/bad_identity) is forgotten, and the session opens as a
+  // guest's.
+  async connect(secret) {
+    const open = (fields) => openSession(this.url, fields, { onMessage: () => {}, onClose: () => {} });
+    let opened;
+    try {
+      opened = await open(secret ? { identity: secret } : {});
+    } catch (err) {
+      if (!(secret && err instanceof Refused && err.code === "auth/bad_identity")) throw err;
+      this.forgotten = store.identity()?.handle || "";
+      store.forgetIdentity(secret);
+      secret = null;
+      opened = await open({});
+    }
+    const [connection, welcome] = opened;
+    this.connection = connection;
+    this.signedWith = secret;
+    this.features = new Set(welcome.features || []);
+    this.identity = welcome.identity || null;
+    if (this.identity) store.keepHandle(this.identity.handle); // renamed on another device
+    return connection;
+  }
+
+  // Whether the server offers a feature (SPEC.md §8), once connected.
+  async has(feature) {
+    await this.ensure();
+    return this.features.has(feature);
   }
 
   // A request's reply. A lost connection is tried once more; with `retry` (requests that may
@@ -368,8 +406,21 @@ export class Lobby {
     return this.result({ type: "close_table", table, owner });
   }
 
-  join(table, name, clientSeed) {
-    return this.request({ type: "join", table, name, client_seed: clientSeed });
+  // `guest`: joined from a session of its own that is not signed in, so that the seat takes
+  // `name` (a signed-in session's seat takes its handle, SPEC.md §4.3).
+  join(table, name, clientSeed, { guest = false } = {}) {
+    const message = { type: "join", table, name, client_seed: clientSeed };
+    return guest ? this.asGuest(message) : this.request(message);
+  }
+
+  // One request in a one-off guest session.
+  async asGuest(message) {
+    const [connection] = await openSession(this.url, {}, { onMessage: () => {}, onClose: () => {} });
+    try {
+      return await connection.request(message);
+    } finally {
+      connection.close(1000, "bye");
+    }
   }
 
   leave(table, token) {
@@ -390,6 +441,61 @@ export class Lobby {
     const reply = await this.request({ type: "rematch", table, token });
     if (reply.outcome === "rejected") throw new Refused(reply.code, reply.message);
     return reply;
+  }
+
+  // --- identities (SPEC.md §4.9) ---------------------------------------------------------------
+
+  // An `identity` reply signs this session in: its secret (if any) is kept for every later hello.
+  signedIn(reply) {
+    this.identity = reply.identity;
+    if (reply.secret) {
+      store.keepIdentity({ secret: reply.secret, id: reply.identity.id, handle: reply.identity.handle });
+      this.signedWith = reply.secret;
+      this.forgotten = null;
+    } else {
+      store.keepHandle(reply.identity.handle);
+    }
+    return reply.identity;
+  }
+
+  // Makes an identity with this handle and signs in as it (identity/handle_taken refuses).
+  async createIdentity(handle) {
+    return this.signedIn(await this.request({ type: "create_identity", handle }));
+  }
+
+  // Moves an identity here with a transfer code (identity/bad_code refuses).
+  async redeemCode(code) {
+    return this.signedIn(await this.request({ type: "redeem_code", transfer_code: code }));
+  }
+
+  async renameIdentity(handle) {
+    return this.signedIn(await this.request({ type: "rename_identity", handle }));
+  }
+
+  // A one-time code that moves this identity to another device: { transfer_code, expires }.
+  async transferCode() {
+    return this.request({ type: "new_transfer_code" });
+  }
+
+  // --- ratings (SPEC.md §4.10) ------------------------------------------------------------------
+
+  // One page of the leaderboard, best first: { players, next }.
+  async leaderboard({ cursor, limit } = {}) {
+    const message = { type: "leaderboard" };
+    if (limit) message.limit = limit;
+    if (cursor) message.cursor = cursor;
+    const reply = await this.request(message, undefined, { retry: true });
+    return { players: reply.players || [], next: reply.next || null };
+  }
+
+  // A player's page, by identity id if known, else by handle: { identity, ratings, games, next }
+  // (identity/not_found refuses).
+  async player({ handle, identity }, { cursor, limit } = {}) {
+    const message = identity ? { type: "player", identity } : { type: "player", handle };
+    if (limit) message.limit = limit;
+    if (cursor) message.cursor = cursor;
+    const reply = await this.request(message, undefined, { retry: true });
+    return { identity: reply.identity, ratings: reply.ratings || [], games: reply.games || [], next: reply.next || null };
   }
 
   async transcript(table) {

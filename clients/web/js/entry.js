@@ -1,9 +1,11 @@
-// Coming to a table: the invite and spectator links, joining with a name (a new seat) or
-// taking back the seat this browser holds, and the words for refusals.
+// Coming to a table: the invite and spectator links, joining with a name (a new seat; a first
+// visit's name becomes this browser's identity, identity.js; a signed-in player sits under the
+// handle) or taking back the seat this browser holds, and the words for refusals.
 
 import { Refused } from "./connection.js";
 import { h, replace } from "./dom.js";
 import { toHex } from "./fairness.js";
+import { signedHint, sitterFor } from "./identity.js";
 import { seatBadge } from "./panels.js";
 import * as store from "./store.js";
 
@@ -44,6 +46,7 @@ export function errorText(err) {
       case "table/bad_clock": return `That clock is outside this server's limits: ${err.message}`;
       case "table/not_started": return "The game at this table has not started yet.";
       case "table/not_finished": return "The game at this table is not over yet.";
+      case "table/already_seated": return "You already sit at this table under your player name (in another tab or on another device). To take one more seat, give another name: you sit down as a guest.";
       case "server/unavailable": return "The server cannot reach its store just now: try again in a moment.";
       default: return `${err.message} (${err.code})`;
     }
@@ -51,13 +54,16 @@ export function errorText(err) {
   return err && err.message ? err.message : String(err);
 }
 
-// Joins `table` with the name typed; resolves to the seat record kept for it.
-export async function joinTable(lobby, table, name, extra = {}) {
+// Joins `table` with the name typed; resolves to the seat record kept for it. A signed-in
+// session sits under its handle, whatever the name (SPEC.md §4.3), unless it joins as a `guest`
+// (identity.js sitterFor).
+export async function joinTable(lobby, table, name, extra = {}, { guest = false } = {}) {
   const clientSeed = randomSeedHex();
-  const joined = await lobby.join(table, name, clientSeed);
-  const record = { seat: joined.seat, token: joined.token, name, client_seed: clientSeed, ...extra };
+  const joined = await lobby.join(table, name, clientSeed, { guest });
+  const who = lobby.identity && !guest ? lobby.identity.handle : name;
+  const record = { seat: joined.seat, token: joined.token, name: who, client_seed: clientSeed, ...extra };
   store.keepSeat(table, record);
-  store.keepName(name);
+  store.keepName(who);
   return record;
 }
 
@@ -111,12 +117,14 @@ function cannotJoin(page, words, watchable) {
 }
 
 function nameForm(page, another) {
-  const nameInput = h("input", { id: "join-name", name: "name", required: true, maxlength: 32, autocomplete: "nickname", value: store.name() || "" });
+  const signed = store.identity(); // signed in: the name is the handle, unless changed
+  const nameInput = h("input", { id: "join-name", name: "name", required: true, maxlength: 32, autocomplete: "nickname", value: signed ? signed.handle : store.name() || "", "aria-describedby": signed ? "join-name-hint" : null });
   const status = h("p", { class: "status", role: "status" });
   const form = h("form", { class: "card narrow", id: "join-form" },
     h("h1", {}, `Join table ${page.table}`),
     h("p", {}, another ? "Take another free seat at this table." : "A friend invited you to this table. Choose a name and take a free seat."),
     h("label", { for: "join-name" }, "Your name"), nameInput,
+    signed ? h("p", { class: "hint", id: "join-name-hint" }, signedHint(signed.handle)) : null,
     h("div", { class: "buttons" },
       h("button", { type: "submit", class: "primary", id: "join-submit" }, "Join the table"),
       h("button", { type: "button", onclick: () => page.navigate(`#/watch/${page.table}`) }, "Watch instead"),
@@ -128,7 +136,8 @@ function nameForm(page, another) {
     if (!name) return;
     status.textContent = "Joining…";
     try {
-      const record = await joinTable(page.lobby, page.table, name);
+      const sitter = await sitterFor(page.lobby, name);
+      const record = await joinTable(page.lobby, page.table, sitter.name, {}, sitter);
       page.startSession(record);
     } catch (err) {
       status.textContent = errorText(err);

@@ -1,12 +1,14 @@
 // The record of games in the lobby (SPEC.md §4.8, `list_games`): the public finished games,
 // newest first, a page at a time ("More games"), or those a person of a name played ("Find a
 // player", or "Games as NAME" for the name this browser plays under); each with who played, who
-// won, the murderer and a link to its replay (replay.js).
+// won, the murderer and a link to its replay (replay.js); a signed-in player's name links to
+// the player's page (players.js). The player page lists its games with these helpers too.
 // The list is read when the lobby opens and when asked, not on the lobby's timer.
 
 import { suspectName } from "./data.js";
 import { h, replace } from "./dom.js";
 import { replayHash } from "./entry.js";
+import { personName } from "./ratings.js";
 import * as store from "./store.js";
 
 const PAGE = 10;
@@ -76,10 +78,11 @@ export function gameList(games) {
       h("a", { href: replayHash(g.table, { everyone: true }), class: "button-link small", "data-key": `finished-replay-${g.table}`, "aria-label": `Replay the game at ${g.table}, every secret shown` }, "Replay")))));
 }
 
-function playerWords(p, g) {
+// A seat's name in a game's line: a winner's in bold with a star.
+export function playerWords(p, g) {
   const won = (g.winners || []).includes(p.seat);
-  const name = p.bot ? `${p.name} (bot)` : String(p.name);
-  return won ? h("strong", { class: "winner" }, `${name} ★`) : name;
+  const name = personName(p);
+  return won ? h("strong", { class: "winner" }, name, " ★") : name;
 }
 
 // Who won and who did it, in words.
@@ -91,7 +94,8 @@ export function resultWords(g) {
   return `${names.join(" and ")} ${names.length > 1 ? "share the win" : "won"}. ${culprit}`;
 }
 
-function ended(ms) {
+// When a game ended: the time today, else the date.
+export function ended(ms) {
   const when = new Date(ms);
   const today = new Date().toDateString() === when.toDateString();
   return today ? when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : when.toLocaleDateString();

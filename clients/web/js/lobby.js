@@ -4,13 +4,17 @@
 // store.js),
 // the tables this browser holds a seat at (a finished one with its result and a link to its
 // replay: replay.js), the finished public games (finished.js), joining or watching by link or
-// id, and how to play.
+// id, and how to play. The "Your player name" card (identity.js) says who this browser is
+// signed in as; a first visit's name, given to create a table, becomes its identity. A listed
+// seat of a signed-in player links to the player's page, with its rating (ratings.js).
 
 import { clockChoice, clockWords } from "./clocks.js";
 import { h, replace } from "./dom.js";
 import { joinTable, replayHash } from "./entry.js";
 import { FinishedGames } from "./finished.js";
 import { helpButton } from "./help.js";
+import { PlayerCard, signedHint, sitterFor } from "./identity.js";
+import { personName } from "./ratings.js";
 import * as store from "./store.js";
 
 const TABLE_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -32,9 +36,16 @@ export class LobbyPage {
     this.pages = 1; // pages of the listing shown ("More tables" adds one)
   }
 
-  open() {
-    const name = h("input", { id: "name", name: "name", required: true, maxlength: 32, autocomplete: "nickname", value: store.name() || "", placeholder: "Officer Ada" });
-    name.addEventListener("change", () => store.keepName(name.value.trim()));
+  open(notice = "", redrawn = false) {
+    clearInterval(this.timer); // (drawn again when the identity changes)
+    // Signed in: the name is the player's handle (another one sits down as a guest).
+    const signed = store.identity();
+    const name = h("input", { id: "name", name: "name", required: true, maxlength: 32, autocomplete: "nickname", value: signed ? signed.handle : store.name() || "", placeholder: "Officer Ada", "aria-describedby": "name-hint" });
+    if (!signed) name.addEventListener("change", () => store.keepName(name.value.trim()));
+    const nameField = h("div", { class: "field" }, h("label", { for: "name" }, "Your name"), name,
+      h("p", { class: "hint small", id: "name-hint" }, signed ? signedHint(signed.handle)
+        : "If nobody has this name yet, it becomes yours here, kept by this browser with your rating."));
+    const card = new PlayerCard(this.lobby, { notice, onChange: (words, again = false) => this.open(words, again) });
     const seats = h("select", { id: "seats", name: "seats" }, [1, 2, 3, 4].map((n) =>
       h("option", { value: String(n), selected: n === 4 }, n === 1 ? "1 (solo)" : String(n))));
     const mode = h("select", { id: "mode", name: "mode", "aria-describedby": "mode-hint" },
@@ -65,7 +76,7 @@ export class LobbyPage {
     this.status = h("p", { class: "status", role: "status", id: "lobby-status" });
     const create = h("form", { class: "card", id: "create-form", "aria-labelledby": "create-title" },
       h("h2", { id: "create-title" }, "Create a table"),
-      h("div", { class: "field" }, h("label", { for: "name" }, "Your name"), name),
+      nameField,
       h("div", { class: "field" }, h("label", { for: "mode" }, "Game"), mode, modeHint),
       h("div", { class: "field" }, h("label", { for: "seats" }, "Seats"), seats),
       h("div", { class: "field" }, h("label", { for: "bots" }, "Bots"), bots),
@@ -115,6 +126,7 @@ export class LobbyPage {
           h("div", { class: "buttons" },
             h("button", { type: "button", class: "primary", id: "try-bots", "aria-describedby": "try-bots-hint", onclick: () => this.tryBots(name.value.trim()) }, "Try a game against bots"),
             h("span", { class: "hint", id: "try-bots-hint" }, "You and two greedy bots, started at once: the quickest way to learn."))),
+        card.el,
         this.status,
         h("div", { class: "lobby-grid" },
           create,
@@ -128,6 +140,7 @@ export class LobbyPage {
           new FinishedGames(this.lobby).el,
           byId),
         howToPlay()));
+    card.show(signed ? signed.handle : null, redrawn);
     this.refresh();
     this.timer = setInterval(() => this.refresh(), 5000);
   }
@@ -223,7 +236,7 @@ export class LobbyPage {
         h("td", {}, h("span", { class: "table-id" }, t.table), h("br"),
           h("small", { class: "muted" }, `created ${new Date(t.created).toLocaleTimeString()}`)),
         h("td", { class: "mode", "data-mode": modeOf(t) }, modeOf(t)),
-        h("td", { class: "players" }, (t.players || []).map((p, i) => [i ? ", " : "", p.bot ? `${p.name} (bot)` : String(p.name)])),
+        h("td", { class: "players" }, (t.players || []).map((p, i) => [i ? ", " : "", personName(p, { rating: true })])),
         h("td", {}, `${t.taken} of ${t.seats}`),
         h("td", { class: "clock-words", "data-clock-preset": t.clock ? t.clock.preset : "" }, t.clock ? clockWords(t.clock) : "—"),
         h("td", {}, t.spectators ? (t.spectator_delay ? `yes, ${t.spectator_delay} behind` : "yes") : "no"),
@@ -234,13 +247,13 @@ export class LobbyPage {
 
   // A first game: a private table for three, the other two seats greedy bots, started at once.
   async tryBots(name) {
-    const who = name || store.name() || "Rookie";
-    store.keepName(who);
     this.say("Setting up a game against bots…");
+    const sitter = await sitterFor(this.lobby, name || store.name());
+    const who = sitter.name || "Rookie";
     try {
       const created = await this.lobby.create(3, { isPublic: false, spectators: true });
       store.keepOwner(created.table, created.owner);
-      const record = await joinTable(this.lobby, created.table, who, { seats: 3, public: false, server_seed_commit: created.server_seed_commit });
+      const record = await joinTable(this.lobby, created.table, who, { seats: 3, public: false, server_seed_commit: created.server_seed_commit }, sitter);
       for (let i = 1; i < 3; i++) await this.lobby.addBot(created.table, record.token, "greedy");
       await this.lobby.start(created.table, record.token);
       this.navigate(`#/table/${created.table}`);
@@ -260,14 +273,14 @@ export class LobbyPage {
       this.root.querySelector("#seats").focus();
       return;
     }
-    store.keepName(name);
     this.say("Creating the table…");
+    const sitter = await sitterFor(this.lobby, name);
     try {
       const created = await this.lobby.create(seats, { isPublic, spectators, delay, clock, mode });
       store.keepOwner(created.table, created.owner);
-      const record = await joinTable(this.lobby, created.table, name, {
+      const record = await joinTable(this.lobby, created.table, sitter.name, {
         seats, public: isPublic, server_seed_commit: created.server_seed_commit,
-      });
+      }, sitter);
       if (bots !== "0" && seats > 1) {
         const kind = bots === "fill-random" ? "random" : "greedy";
         for (let i = 1; i < seats; i++) await this.lobby.addBot(created.table, record.token, kind);

@@ -1,5 +1,6 @@
 // The waiting room of a table not started yet: the invite link, the seats and who sits in them
-// (lobby `list_tables` with `table`, polled while waiting), its game and clock, bots, start, leave; for
+// (lobby `list_tables` with `table`, polled while waiting; a signed-in player's rating after the
+// name), its game and clock, bots, start, leave; for
 // the table's creator (this browser kept created.owner) removing a player and closing the
 // table (SPEC.md §4.4). What it shows is rewritten only when its text changes, so its live
 // regions speak only of real changes.
@@ -8,6 +9,7 @@ import { clockWords } from "./clocks.js";
 import { errorText, inviteLink } from "./entry.js";
 import { h, replace } from "./dom.js";
 import { presenceDot, seatBadge } from "./panels.js";
+import { ratingBadge } from "./ratings.js";
 import * as store from "./store.js";
 
 const POLL_MS = 2000;
@@ -136,6 +138,7 @@ export class WaitingRoom {
       const p = bySeat.get(seat);
       items.push(h("li", { "data-seat": seat, "data-taken": p ? "1" : "0" },
         p ? [presenceDot(presence, seat, p), seatBadge(seat, me, asPlayers),
+          p.rating ? [" ", ratingBadge(p.rating)] : null,
           owner && seat !== me && !page.spectate
             ? [" ", h("button", { type: "button", class: "small", "data-remove-seat": seat, "data-key": `remove-${seat}`, onclick: () => this.remove(seat) }, `Remove ${p.name}`)]
             : null]

@@ -1,11 +1,14 @@
 // What the browser keeps: seat tokens per table (localStorage, so a reload or a new tab can
 // take the seat again), the creator's owner token of each table created here (localStorage), the seat this tab plays at each table (sessionStorage), the last view of
-// each session (sessionStorage, so a reload resumes from its version), the player's name.
+// each session (sessionStorage, so a reload resumes from its version), the player's name, and
+// the player's identity on this server (SPEC.md §4.9: its secret, id and handle; the secret
+// signs every lobby connection in, and is this device's own).
 
 const SEATS = "echoridge.seats";
 const TAB = "echoridge.tab";
 const NAME = "echoridge.name";
 const OWNERS = "echoridge.owners";
+const IDENTITY = "echoridge.identity";
 
 function read(storage, key, fallback) {
   try {
@@ -88,6 +91,36 @@ export function name() {
 
 export function keepName(value) {
   write(localStorage, NAME, value);
+}
+
+// This browser's identity: { secret, id, handle }, or null (a guest).
+export function identity() {
+  const value = read(localStorage, IDENTITY, null);
+  return value && typeof value === "object" && typeof value.secret === "string" && value.secret
+    ? { secret: value.secret, id: String(value.id || ""), handle: String(value.handle || "") }
+    : null;
+}
+
+export function keepIdentity({ secret, id, handle }) {
+  write(localStorage, IDENTITY, { secret, id, handle });
+}
+
+// The handle only (renamed here or on another device); the secret stays.
+export function keepHandle(handle) {
+  const known = identity();
+  if (known && handle && known.handle !== handle) keepIdentity({ ...known, handle });
+}
+
+// Forgets the identity, if `secret` (when given) is still the one kept: another tab may have
+// kept a new one meanwhile.
+export function forgetIdentity(secret = null) {
+  const known = identity();
+  if (!known || (secret && known.secret !== secret)) return;
+  try {
+    localStorage.removeItem(IDENTITY);
+  } catch {
+    // disabled storage: nothing was kept
+  }
 }
 
 function snapKey(table, who) {

@@ -1,0 +1,184 @@
+// The leaderboard (#/leaderboard) and a player's page (#/player/HANDLE), from the lobby's
+// `leaderboard` and `player` requests (SPEC.md §4.10): ranks and ratings best first, a page at a
+// time ("More players"); a player's ratings and finished games, newest first ("More games"),
+// each with this player's result and rating change, the other players and a replay from this
+// player's seat. A game is worded with the lobby's record of games' helpers (finished.js).
+
+import { h, replace } from "./dom.js";
+import { replayHash } from "./entry.js";
+import { ended, playerWords } from "./finished.js";
+import { identityError } from "./identity.js";
+import { modeName, playerHash, ratingBadge, signedChange } from "./ratings.js";
+import * as store from "./store.js";
+
+const PAGE = 20;
+
+// A table of `rows` under column headers; a region of its own that scrolls sideways if it must.
+function dataTable({ id, label, columns, body }) {
+  return h("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": label },
+    h("table", { class: "data-table", id },
+      h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col" }, c)))),
+      body));
+}
+
+function moreButton(id, words, onclick) {
+  return h("button", { type: "button", id, hidden: true, onclick }, words);
+}
+
+function backLinks(...extra) {
+  return h("p", { class: "page-links" }, h("a", { href: "#/" }, "Back to the lobby"), extra.map((e) => [" · ", e]));
+}
+
+export class LeaderboardPage {
+  constructor(root, { lobby }) {
+    this.root = root;
+    this.lobby = lobby;
+    this.next = null;
+  }
+
+  open() {
+    this.body = h("tbody", {});
+    this.status = h("p", { class: "status", role: "status", id: "leaderboard-status" }, "Loading…");
+    this.list = h("div", { id: "leaderboard-list" });
+    this.more = moreButton("leaderboard-more", "More players", () => this.load(true));
+    replace(this.root, h("section", { class: "card page-card", id: "leaderboard-page" },
+      h("h1", {}, "Leaderboard"),
+      h("p", {}, "Competitive games between signed-in players are rated; co-op and solo games are not. A question mark after a rating means it is provisional: the player's first games."),
+      backLinks(),
+      this.status,
+      this.list,
+      h("div", { class: "buttons" }, this.more)));
+    this.load(false);
+  }
+
+  close() {}
+
+  async load(more) {
+    let page;
+    try {
+      page = await this.lobby.leaderboard({ cursor: more ? this.next : undefined, limit: PAGE });
+    } catch (err) {
+      this.status.textContent = `The leaderboard cannot be read now. ${identityError(err)}`;
+      return;
+    }
+    const me = store.identity()?.id;
+    if (!more) replace(this.body);
+    this.body.append(...page.players.map((p) => h("tr", { "data-identity": p.identity, "data-handle": p.handle, class: p.identity === me ? "you" : null },
+      h("td", { class: "rank" }, String(p.rank)),
+      h("th", { scope: "row" }, h("a", { href: playerHash(p.handle, p.identity) }, p.handle), p.identity === me ? " (you)" : null),
+      h("td", { class: "rating-cell" }, ratingBadge(p)),
+      h("td", { class: "games" }, String(p.games)))));
+    this.next = page.next;
+    this.more.hidden = !this.next;
+    const rows = this.body.children.length;
+    this.status.textContent = rows ? "" : "Nobody has a rating yet: ratings come from competitive games between two or more signed-in players.";
+    if (rows && !this.list.firstChild) {
+      replace(this.list, dataTable({ id: "leaderboard", label: "Leaderboard", columns: ["Rank", "Player", "Rating", "Games"], body: this.body }));
+    }
+  }
+}
+
+// This player's result in a game: won, did not win, or left the game (the server played the
+// seat at the end for the player's absence).
+function resultOf(me, g) {
+  if (me.absent) return ["left", "Left the game"];
+  const won = (g.winners || []).includes(me.seat);
+  if (g.mode === "cooperative") return won ? ["won", "Won, with the team"] : ["lost", "Did not win"];
+  return won ? ["won", "Won"] : ["lost", "Did not win"];
+}
+
+export class PlayerPage {
+  constructor(root, { lobby, handle, identity }) {
+    this.root = root;
+    this.lobby = lobby;
+    this.handle = handle;
+    this.identity = identity; // the identity's id, when the address names it
+    this.who = null; // the reply's identity {id, handle}
+    this.next = null;
+    this.closed = false;
+  }
+
+  open() {
+    this.heading = h("h1", { id: "player-name" }, this.handle);
+    this.status = h("p", { class: "status", role: "status", id: "player-page-status" }, "Loading…");
+    this.ratings = h("div", { id: "player-ratings" });
+    this.games = h("div", { id: "player-games" });
+    this.more = moreButton("player-more", "More games", () => this.load(true));
+    this.section = h("section", { class: "card page-card", id: "player-page" },
+      this.heading, backLinks(h("a", { href: "#/leaderboard" }, "Leaderboard")), this.status, this.ratings, this.games,
+      h("div", { class: "buttons" }, this.more));
+    replace(this.root, this.section);
+    this.load(false);
+  }
+
+  close() {
+    this.closed = true;
+  }
+
+  async load(more) {
+    let page;
+    try {
+      page = await this.lobby.player({ handle: this.handle, identity: this.identity }, { cursor: more ? this.next : undefined, limit: PAGE });
+    } catch (err) {
+      if (this.closed) return;
+      if (err && err.code === "identity/not_found") return this.unknown();
+      this.status.textContent = `This player's page cannot be read now. ${identityError(err)}`;
+      return;
+    }
+    if (this.closed) return;
+    this.status.textContent = "";
+    this.next = page.next;
+    this.more.hidden = !this.next;
+    if (!more) {
+      this.who = page.identity;
+      this.heading.textContent = page.identity.handle;
+      document.title = `Echo Ridge — ${page.identity.handle}`;
+      this.showRatings(page.ratings);
+      this.body = h("tbody", {});
+      const mine = store.identity()?.id === page.identity.id;
+      replace(this.games, h("h2", { id: "player-games-title" }, "Recent games"),
+        mine ? h("p", { class: "muted" }, "This is you: your private games are listed too; others see your public ones.") : null,
+        page.games.length ? dataTable({ id: "player-game-table", label: "Recent games", columns: ["Ended", "Result", "Rating", "With", "Replay"], body: this.body })
+          : h("p", { class: "muted", id: "player-no-games" }, "No finished game yet."));
+    }
+    if (this.body) this.body.append(...page.games.map((g) => this.gameRow(g)).filter(Boolean));
+  }
+
+  showRatings(ratings) {
+    const rated = ratings.filter((r) => Number.isInteger(r.rating));
+    replace(this.ratings, h("h2", {}, "Rating"),
+      rated.length
+        ? h("dl", { class: "ratings" }, rated.map((r) => [
+          h("dt", {}, modeName(r.mode)),
+          h("dd", { "data-mode": r.mode }, ratingBadge(r), ` — ${r.games} rated game${r.games === 1 ? "" : "s"}`,
+            r.provisional ? ", provisional for the first games" : "")]))
+        : h("p", { class: "muted" }, "No rating yet: ratings come from competitive games between signed-in players."));
+  }
+
+  // One game as this player played it.
+  gameRow(g) {
+    const me = g.players.find((p) => p.identity === this.who.id)
+      || g.players.find((p) => !p.bot && String(p.name).toLowerCase() === this.who.handle.toLowerCase());
+    if (!me) return null;
+    const [result, words] = resultOf(me, g);
+    const change = Number.isInteger(me.rating_change) ? me.rating_change : null;
+    const others = g.players.filter((p) => p !== me);
+    const when = ended(g.ended);
+    return h("tr", { "data-table": g.table, "data-result": result, "data-change": change === null ? "" : String(change) },
+      h("th", { scope: "row" }, when, h("br"), h("small", { class: "muted" }, `${modeName(g.mode)} · ${g.turns} turns${g.public ? "" : " · private"}`)),
+      h("td", { class: `result ${result}` }, words),
+      h("td", { class: "change" }, change === null ? h("span", { class: "muted" }, "not rated")
+        : [h("span", { class: `delta ${change > 0 ? "up" : change < 0 ? "down" : "same"}` }, signedChange(change)),
+          Number.isInteger(me.rating) ? h("small", { class: "muted" }, ` → ${me.rating}`) : null]),
+      h("td", { class: "with" }, others.length ? others.map((p, i) => [i ? ", " : "", playerWords(p, g)]) : "alone"),
+      h("td", {}, h("a", { href: replayHash(g.table, { seat: me.seat }), class: "button-link small", "data-key": `player-replay-${g.table}`, "aria-label": `Replay the game of ${when} from ${me.name}'s seat` }, "Replay")));
+  }
+
+  unknown() {
+    this.heading.textContent = "There is no such player";
+    document.title = "Echo Ridge — no such player";
+    this.status.textContent = "";
+    replace(this.ratings, h("p", { id: "player-unknown" }, `Nobody plays as “${this.handle}” on this server.`));
+    replace(this.games);
+  }
+}
