@@ -4,7 +4,8 @@
 ``ratings rebuild`` computes every rating again from the archive's finished games, in end order
 (echoridge.ratings), and puts the result in place of the projection the server keeps
 (store/ratingstore.py): it gives the numbers the server computed game by game, so it is safe
-to run at any time, also beside a running server.  ``ratings show`` prints the leaderboard.
+to run at any time, also beside a running server that shares its Redis (``--redis-url``;
+an embedded Redis is its server's own while that runs).  ``ratings show`` prints the leaderboard.
 """
 
 from __future__ import annotations
