@@ -25,6 +25,7 @@ identity -> "before after": the shown rating before and after that game).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
@@ -200,21 +201,11 @@ class RatingStore:
         """Compute every rating again from ``records`` (the archive's, any order: they are
         sorted here) and put them in place of the projection; the ratings computed."""
         every = [r async for r in records]
-        every.sort(key=order)
+        # (CPU only, and the same whatever the projection holds: once, off the event loop)
+        ratings, games, last = await asyncio.to_thread(_rate_in_order, every)
         while True:
             async with redis_errors("reading ratings"):
                 rev: Any = await self.redis.get(REV)
-            ratings = Ratings()
-            games: dict[str, dict[str, tuple[int, int]]] = {}
-            last = None
-            for record in every:
-                changes = ratings.apply(record)
-                if changes is not None:
-                    games[str(record["table"])] = {
-                        who: (before.shown if before else FIRST, after.shown)
-                        for who, (before, after) in changes.items()
-                    }
-                    last = order_key(record)
             await self._write_new(ratings, last)
             pairs = [_new(COUNTED), COUNTED, _new(LAST), LAST]
             for mode in RATED_MODES:
@@ -259,6 +250,25 @@ class RatingStore:
                     pipe.delete(key)
                     pipe.hset(key, mapping={w: f"{b} {a}" for w, (b, a) in games[table].items()})
                 await pipe.execute()
+
+
+def _rate_in_order(
+    every: list[Mapping[str, Any]],
+) -> tuple[Ratings, dict[str, dict[str, tuple[int, int]]], str | None]:
+    """The ratings of these games in end order, each rated game's changes (shown before and
+    after), and the order key of the last rated game."""
+    ratings = Ratings()
+    games: dict[str, dict[str, tuple[int, int]]] = {}
+    last = None
+    for record in sorted(every, key=order):
+        changes = ratings.apply(record)
+        if changes is not None:
+            games[str(record["table"])] = {
+                who: (before.shown if before else FIRST, after.shown)
+                for who, (before, after) in changes.items()
+            }
+            last = order_key(record)
+    return ratings, games, last
 
 
 def _new(key: str) -> str:
