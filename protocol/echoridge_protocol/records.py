@@ -136,8 +136,10 @@ class RunningClock:
 class ChatLine:
     """One chat message.  ``seq``: its number in its channel (1, 2, ...); ``sender``: who sent
     it, stable for a seat (``seat:N``) and for one spectator's connection (``spectator:<hex>``),
-    the key to mute by; ``seat``: the sender's seat; ``version``: the table's version when it
-    was said; ``at``: when.  ``text`` is plain text, never markup."""
+    the key to mute by; ``seat``: the sender's seat; ``identity``: the sender's identity when it
+    is signed in (SPEC.md §4.9; the key a client hides a blocked player's lines by);
+    ``version``: the table's version when it was said; ``at``: when.  ``text`` is plain text,
+    never markup."""
 
     seq: Annotated[int, Int(1, SAFE_INT)]
     channel: Annotated[Channel, Choice(("table", "spectators"))]
@@ -147,6 +149,7 @@ class ChatLine:
     version: Version
     at: Millis
     seat: SeatNo | None = None
+    identity: IdentityId | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """Against abuse (issue 28) on a real server and redis-server, through the wire: a signed-in
 player reports another once per table (kept outside the game's log, with the table and
-version), blocks and unblocks them; a banned identity and a banned address are refused at
+version), blocks and unblocks them, and the SDK hides a blocked player's chat (at a seat or
+spectating, by the identity chat lines carry); a banned identity and a banned address are refused at
 ``hello`` and ``create_table`` with ``auth/banned``, and come back once the ban ends."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 from echoridge.store import Storage, keys
 from echoridge_client.errors import Refused
 from echoridge_client.lobby import Lobby
+from echoridge_client.session import Seat, Spectator
 from echoridge_protocol import messages as m
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess
@@ -46,11 +48,8 @@ async def test_report_once_per_table_and_block(
         await guest.join(table, "Guest")
         log_before = await storage.redis.exists(keys.log(table))
 
-        async def report(lobby: Lobby, seat: int, **extra: object) -> m.Result:
-            message = m.Report(lobby._id(), table, seat, 3, "abuse", **extra)  # type: ignore[arg-type]
-            reply = await lobby.connection.request(message)
-            assert isinstance(reply, m.Result)
-            return reply
+        async def report(lobby: Lobby, seat: int, text: str | None = None) -> m.Result:
+            return await lobby.report(table, seat, 3, "abuse", text)
 
         first = await report(ada, 1, text="Insults in the chat")
         assert first.outcome == "accepted"
@@ -64,20 +63,49 @@ async def test_report_once_per_table_and_block(
         )  # fmt: skip
         assert await storage.redis.exists(keys.log(table)) == log_before  # not in the game
 
-        async def ask(lobby: Lobby, message: m.ClientMessage) -> m.ServerMessage:
-            return await lobby.connection.request(message)
-
-        blocked = await ask(ada, m.BlockPlayer(ada._id(), ben.identity.id))
-        assert isinstance(blocked, m.Result) and blocked.outcome == "accepted"
-        listed = await ask(ada, m.ListBlocked(ada._id()))
-        assert isinstance(listed, m.Blocked) and listed.players == (ben.identity,)
-        self_block = await ask(ada, m.BlockPlayer(ada._id(), ada.identity.id))
-        assert isinstance(self_block, m.Result) and self_block.code == "protocol/bad_field"
-        await ask(ada, m.UnblockPlayer(ada._id(), ben.identity.id))
-        listed = await ask(ada, m.ListBlocked(ada._id()))
-        assert isinstance(listed, m.Blocked) and listed.players == ()
+        assert (await ada.block(ben.identity.id)).outcome == "accepted"
+        assert await ada.blocked() == (ben.identity,)
+        assert (await ada.block(ada.identity.id)).code == "protocol/bad_field"  # oneself
+        assert (await ada.unblock(ben.identity.id)).outcome == "accepted"
+        assert await ada.blocked() == ()
     finally:
         await storage.close()
+        for lobby in (ada, ben, guest):
+            await lobby.close()
+
+
+async def test_chat_lines_carry_the_sender_s_identity_and_blocked_players_are_hidden(
+    server: ServerProcess,
+) -> None:
+    ada, ben = (
+        await signed_in(server.url, handle("Ada")),
+        await signed_in(server.url, handle("Ben")),
+    )
+    guest = await Lobby.connect(server.url)
+    sessions: list[Seat | Spectator] = []
+    try:
+        assert ada.identity is not None and ben.identity is not None and ben.secret is not None
+        table = (await ada.create(2, public=True)).table
+        seat_ada = await Seat.sit(server.url, table, (await ada.join(table, "x")).token)
+        seat_guest = await Seat.sit(server.url, table, (await guest.join(table, "Gil")).token)
+        fan_ben = await Spectator.watch(server.url, table, name="Ben", identity=ben.secret)
+        fan_ben.block([ada.identity.id])  # Ben blocks Ada
+        sessions += [seat_ada, seat_guest, fan_ben]
+        assert (await seat_ada.say("hello from Ada")).outcome == "accepted"
+        assert (await seat_guest.say("hello from Gil")).outcome == "accepted"
+        assert (await fan_ben.say("Ben watches", "spectators")).outcome == "accepted"
+        await seat_guest.wait(lambda: len(seat_guest.chat) == 2, timeout=10)
+        by_text = {line.text: line for line in seat_guest.chat}
+        assert by_text["hello from Ada"].identity == ada.identity.id
+        assert by_text["hello from Gil"].identity is None
+        await fan_ben.wait(lambda: len(fan_ben._chat_lines) == 3, timeout=10)
+        assert [line.text for line in fan_ben.chat] == ["hello from Gil", "Ben watches"]
+        assert fan_ben._chat_lines[-1].identity == ben.identity.id  # signed in as a spectator
+        fan_ben.block([])
+        assert len(fan_ben.chat) == 3
+    finally:
+        for session in sessions:
+            await session.close()
         for lobby in (ada, ben, guest):
             await lobby.close()
 

@@ -120,6 +120,35 @@ async def test_the_rate_limit_is_kept_with_the_lines_and_only_lines_said_count(
         await other.close()
 
 
+async def test_a_signed_in_sender_is_held_to_its_identity_s_limit_from_any_address(
+    storage: Storage, table_id: str
+) -> None:
+    """A signed-in spectator who moves to another address (or a seat's player who also
+    watches) still counts against its identity's limit; the line carries the identity, and
+    another identity at the same address is held back by the address only."""
+    rate = Rate(lines=3, seconds=30.0)
+
+    async def say(who: str, identity: str | None, channel: str = "spectators") -> StoredLine:
+        return await storage.chat.add(
+            table_id, channel, sender="spectator:ab", name="Fan", text="hi", version=0, at=1,
+            seat=None, identity=identity, who=who, rate=rate,
+        )  # fmt: skip
+
+    first = await say("addr:203.0.113.7", "p-00000000000000aa")
+    assert first.identity == "p-00000000000000aa"
+    await say("addr:198.51.100.1", "p-00000000000000aa")
+    await say("seat:2", "p-00000000000000aa", "table")  # the other channel counts too
+    with pytest.raises(RateLimited):
+        await say("addr:192.0.2.9", "p-00000000000000aa")  # a new address, the same player
+    line = await say("addr:192.0.2.9", "p-00000000000000bb")
+    assert line.identity == "p-00000000000000bb"
+    kept = (await storage.chat.recent(table_id))["spectators"]
+    assert [line.identity for line in kept] == ["p-00000000000000aa"] * 2 + ["p-00000000000000bb"]
+    guest = await say("addr:192.0.2.10", None)
+    assert guest.identity is None
+    assert (await storage.chat.recent(table_id))["spectators"][-1].identity is None
+
+
 async def test_a_line_said_again_once_the_window_has_moved_on(
     storage: Storage, table_id: str
 ) -> None:

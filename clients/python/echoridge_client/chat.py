@@ -7,7 +7,9 @@ that comes twice (a welcome after a reconnect) is kept once.  ``chat`` lists the
 oldest first, without those of muted senders; ``on_chat(session, lines)`` is told of each batch
 of new lines that are not muted.  Mute is the client's: the server sends every line, and
 ``mute(sender)`` hides a sender's lines (their ``sender`` id is stable: ``seat:N``, or one
-spectator's connection).  A seat that reads the spectators' chat asks again after a
+spectator's connection).  ``block(identities)`` hides the lines of the players the user blocks
+(SPEC.md §4.11: ``Lobby.blocked()``), by the ``identity`` a signed-in sender's lines carry,
+wherever they sit or watch.  A seat that reads the spectators' chat asks again after a
 reconnect (the option belongs to a connection).
 """
 
@@ -41,14 +43,18 @@ class SessionChat:
         self._chat_lines: list[m.ChatLine] = []
         self._chat_seen: set[tuple[str, int]] = set()
         self._muted: set[str] = set()
+        self._blocked: set[str] = set()  # identities
         self._chat_spectators = False  # this seat asked to read the spectators' chat
 
     # --- what the session reads -----------------------------------------------------------
 
     @property
     def chat(self) -> list[m.ChatLine]:
-        """The lines kept, oldest first, without those of muted senders."""
-        return [line for line in self._chat_lines if line.sender not in self._muted]
+        """The lines kept, oldest first, without those of muted senders and blocked players."""
+        return [line for line in self._chat_lines if self._shown(line)]
+
+    def _shown(self, line: m.ChatLine) -> bool:
+        return line.sender not in self._muted and line.identity not in self._blocked
 
     @property
     def muted(self) -> frozenset[str]:
@@ -60,6 +66,11 @@ class SessionChat:
 
     def unmute(self, sender: str) -> None:
         self._muted.discard(sender)
+
+    def block(self, identities: Iterable[str]) -> None:
+        """Hide the lines of these players (identity ids) from now on: the players the user
+        blocks (``Lobby.blocked()``); the list replaces the one before."""
+        self._blocked = set(identities)
 
     def _chat_take(self, lines: Iterable[m.ChatLine]) -> list[m.ChatLine]:
         """Keep the lines not seen yet; the new ones that are not muted (for ``on_chat``)."""
@@ -78,7 +89,7 @@ class SessionChat:
             for line in self._chat_lines[:-KEPT_LINES]:
                 self._chat_seen.discard((line.channel, line.seq))
             del self._chat_lines[:-KEPT_LINES]
-        shown = [line for line in fresh if line.sender not in self._muted]
+        shown = [line for line in fresh if self._shown(line)]
         if shown and self.on_chat is not None:
             self.on_chat(self, shown)
         return shown

@@ -347,5 +347,28 @@ class Lobby:
         assert isinstance(reply, m.PlayerPage)
         return reply
 
+    # --- against abuse (SPEC.md §4.11) ---------------------------------------------------------
+
+    async def report(
+        self, table: str, seat: int, version: int, reason: str, text: str | None = None
+    ) -> m.Result:
+        """Report the player of ``seat`` at ``table`` as of ``version`` (a live table or a
+        replay) for ``reason`` (``players.REPORT_REASONS``); once per player and table
+        (``identity/already_reported``).  Needs a signed-in session."""
+        return await self._result(m.Report(self._id(), table, seat, version, reason, text))
+
+    async def block(self, identity: str) -> m.Result:
+        """Block a player: clients hide their chat and mark the tables they sit at."""
+        return await self._result(m.BlockPlayer(self._id(), identity))
+
+    async def unblock(self, identity: str) -> m.Result:
+        return await self._result(m.UnblockPlayer(self._id(), identity))
+
+    async def blocked(self) -> tuple[m.IdentityInfo, ...]:
+        """The players this signed-in player blocks."""
+        reply = await self._reply(m.ListBlocked(self._id()), m.Blocked, retry=True)
+        assert isinstance(reply, m.Blocked)
+        return reply.players
+
     async def close(self) -> None:
         await self.connection.close()

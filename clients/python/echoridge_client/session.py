@@ -93,6 +93,7 @@ class TableSession(SessionChat, SessionClocks):
         self.deadline: m.Deadline | None = None  # the latest decision clock (SPEC.md §6.5)
         self.clocks: m.Clocks | None = None  # the clocks that run (SPEC.md §6.6)
         self.rematch_table: str | None = None  # the finished table's rematch (SPEC.md §4.6)
+        self.identity_secret: str | None = None  # a spectator signed in (a seat is by its token)
         self._log_pending: tuple[list[dict[str, Any]], bool] | None = None
         self._chat_init()
 
@@ -139,6 +140,7 @@ class TableSession(SessionChat, SessionClocks):
                     spectate=spectate,
                     resume=point,
                     name=self.chat_name if spectate else None,
+                    identity=self.identity_secret if spectate else None,
                 )
             )
             async with asyncio.timeout(TIMEOUT):
@@ -383,10 +385,13 @@ class Spectator(TableSession):
         subprotocol: str = m.SUBPROTOCOL_MSGPACK,
         verify: bool = True,
         name: str | None = None,
+        identity: str | None = None,
     ) -> Spectator:
-        """Watch ``table``; ``name``: the display name in the spectators' chat."""
+        """Watch ``table``; ``name``: the display name in the spectators' chat; ``identity``:
+        an identity's secret, to watch (and chat) signed in (SPEC.md §4.9)."""
         spectator = cls(urls, table, subprotocol=subprotocol, verify=verify)
         spectator.chat_name = name
+        spectator.identity_secret = identity
         await spectator.start()
         return spectator
 

@@ -467,7 +467,13 @@ class Session(Handshake):
             # A spectator's limit counts its client address (the gate's key: IPv6 by its /64).
             address = self.requester.address if self.requester is not None else None
             await self.runner.chat.say(
-                self, key, message.channel, message.text, self.name, address or self.peer
+                self,
+                key,
+                message.channel,
+                message.text,
+                self.name,
+                address or self.peer,
+                self.identity.id if self.identity is not None else None,
             )
         else:
             self.runner.chat.options(self, key, message.spectators)

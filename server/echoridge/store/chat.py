@@ -4,12 +4,14 @@ hash chain, and one per-process reader that follows the chat streams of the tabl
 ``er:{table}:chat:table`` and ``er:{table}:chat:spectators`` carry the table's hash tag.  Line
 n of a channel has the explicit id ``0-n`` (``ChatLine.seq``); ``add`` numbers and appends it
 in one round trip (a Lua script reads the last id and XADDs with ``MAXLEN ~ 200``).  Fields:
-``sender``, ``name``, ``text``, ``version``, ``at``, ``seat`` (empty for a spectator).
+``sender``, ``name``, ``text``, ``version``, ``at``, ``seat`` (empty for a spectator),
+``identity`` (the sender's when signed in; empty otherwise).
 
 The same script keeps the rate limit (SPEC.md §6.7), so it holds on every node and worker, and
-across reconnects: ``er:{table}:chatrate:WHO`` (``rate_key``: a seat, or a spectators' client
-address) is a sorted set of the lines ``WHO`` said in the last window (member: the line's seq,
-score: Redis's own clock in ms), expiring with the window.  A line over the limit is not
+across reconnects: ``er:{table}:chatrate:WHO`` (``rate_key``: a seat, a spectators' client
+address, and a signed-in sender's identity besides) is a sorted set of the lines ``WHO`` said
+in the last window (member: the line's stream and seq, score: Redis's own clock in ms),
+expiring with the window.  A line over the limit is not
 appended and does not count; only lines said count.  It sits beside the streams, on the table's
 slot, so the check and the append are one atomic script in a Redis Cluster too.
 
@@ -39,24 +41,31 @@ BLOCK_MS = 5000
 BATCH = 200
 RETRY = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)  # seconds between reads while Redis is down
 
-# KEYS[1]: the channel's stream, KEYS[2]: the sender's rate key, KEYS[3]: the table's metadata
-# ARGV: maxlen, sender, name, text, version, at, seat, lines, window ms
+# KEYS[1]: the channel's stream, KEYS[2]: the sender's rate key, KEYS[3]: the table's metadata,
+#   KEYS[4] (optional): the sender's identity's rate key, counted as well
+# ARGV: maxlen, sender, name, text, version, at, seat, lines, window ms, identity ('' none)
 #   (lines 0: no limit)
-# -> {1, seq} said | {0, ms until the oldest line counted leaves the window} over the limit
+# -> {1, seq} said | {0, ms until the oldest line counted leaves the window} over a limit
 #    | {-1, 0} the table is gone (a finished game archived: its chat was released with it)
 ADD = """
 if redis.call('EXISTS', KEYS[3]) == 0 then return {-1, 0} end
 local lines = tonumber(ARGV[8])
 local window = tonumber(ARGV[9])
+local rates = {KEYS[2]}
+if KEYS[4] then rates[2] = KEYS[4] end
 local now = 0
 if lines > 0 then
   local t = redis.call('TIME')
   now = t[1] * 1000 + math.floor(t[2] / 1000)
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
-  if redis.call('ZCARD', KEYS[2]) >= lines then
-    local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-    return {0, tonumber(oldest[2]) + window - now}
+  local wait = 0
+  for _, rate in ipairs(rates) do
+    redis.call('ZREMRANGEBYSCORE', rate, '-inf', now - window)
+    if redis.call('ZCARD', rate) >= lines then
+      local oldest = redis.call('ZRANGE', rate, 0, 0, 'WITHSCORES')
+      wait = math.max(wait, tonumber(oldest[2]) + window - now)
+    end
   end
+  if wait > 0 then return {0, wait} end
 end
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local seq = 1
@@ -66,10 +75,12 @@ if #last > 0 then
 end
 redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '0-' .. seq,
   'sender', ARGV[2], 'name', ARGV[3], 'text', ARGV[4], 'version', ARGV[5], 'at', ARGV[6],
-  'seat', ARGV[7])
+  'seat', ARGV[7], 'identity', ARGV[10])
 if lines > 0 then
-  redis.call('ZADD', KEYS[2], now, seq)
-  redis.call('PEXPIRE', KEYS[2], window)
+  for _, rate in ipairs(rates) do
+    redis.call('ZADD', rate, now, KEYS[1] .. ':' .. seq)
+    redis.call('PEXPIRE', rate, window)
+  end
 end
 return {1, seq}
 """
@@ -81,8 +92,9 @@ def key(table: str, channel: str) -> str:
 
 
 def rate_key(table: str, who: str) -> str:
-    """The lines ``who`` (``seat:N``, or ``addr:ADDRESS`` for the spectators of one client
-    address) said at a table in the last rate window."""
+    """The lines ``who`` (``seat:N``, ``addr:ADDRESS`` for the spectators of one client
+    address, ``id:IDENTITY`` for a signed-in player) said at a table in the last rate
+    window."""
     return f"er:{{{table}}}:chatrate:{who}"
 
 
@@ -120,6 +132,7 @@ class StoredLine:
     version: int
     at: int
     seat: int | None
+    identity: str | None = None  # the sender's, when signed in
 
 
 def _text(value: Any) -> str:
@@ -140,6 +153,7 @@ def _line(channel: str, stream_id: Any, raw: Any) -> StoredLine | None:
             version=int(_text(fields["version"])),
             at=int(_text(fields["at"])),
             seat=int(seat) if seat else None,
+            identity=_text(fields.get("identity", b"")) or None,
         )
     except (KeyError, ValueError):
         return None  # not a line this server wrote: skipped
@@ -163,25 +177,28 @@ class ChatStore:
         version: int,
         at: int,
         seat: int | None,
+        identity: str | None = None,
         who: str | None = None,
         rate: Rate | None = None,
     ) -> StoredLine:
         """Number and append a line (one round trip), unless ``who`` (``rate_key``; default:
-        ``sender``) said ``rate.lines`` lines in the last ``rate.seconds``: ``RateLimited``.
+        ``sender``), or the sender's ``identity`` at this table whatever it said as, said
+        ``rate.lines`` lines in the last ``rate.seconds``: ``RateLimited``.
         No ``rate``: no limit.  A table with no metadata (released: store/archive.py) is
         ``TableNotFound``, and nothing is written."""
         lines, window = (rate.lines, max(1, round(rate.seconds * 1000))) if rate else (0, 0)
         async with redis_errors("adding a chat line"):
             said, value = await self._add(
-                keys=[key(table, channel), rate_key(table, who or sender), keys.meta(table)],
+                keys=[key(table, channel), rate_key(table, who or sender), keys.meta(table)]
+                + ([rate_key(table, f"id:{identity}")] if identity else []),
                 args=[MAXLEN, sender, name, text, version, at, "" if seat is None else seat,
-                      lines, window],
+                      lines, window, identity or ""],
             )  # fmt: skip
         if int(said) == -1:
             raise TableNotFound(table)
         if not int(said):
             raise RateLimited(max(0, int(value)) / 1000)
-        return StoredLine(int(value), channel, sender, name, text, version, at, seat)
+        return StoredLine(int(value), channel, sender, name, text, version, at, seat, identity)
 
     async def recent(self, table: str) -> dict[str, list[StoredLine]]:
         """Every line kept of both channels, oldest first (one round trip)."""

@@ -11,7 +11,10 @@ the next is left to the follower, which brings the ones before it first).
 
 The rate limit is kept in the store with the line (store/chat.py: one script checks, appends
 and counts), per seat and per spectators' client address (IPv6: its /64, as the connection caps
-count it; net/gate.py), so it holds across reconnects, workers and nodes.  A line must show
+count it; net/gate.py), and per identity besides for a signed-in sender, so it holds across
+reconnects, addresses, workers and nodes.  A line carries its signed-in sender's identity (a
+seat's from the table's metadata, a spectator's from its session): the key by which a client
+hides the lines of the players it blocks (SPEC.md §4.11).  A line must show
 something (echoridge_protocol/text.py: a visible character, at most 4 marks on one).
 
 Fan-out never awaits: each batch is one ``chat`` message per kind of reader, encoded once per
@@ -42,7 +45,7 @@ if TYPE_CHECKING:
     from echoridge.tables.viewers import Sink
 
 MAX_CHARS = 500  # after stripping
-RATE = Rate(lines=5, seconds=10.0)  # per seat, and per spectators' client address, per table
+RATE = Rate(lines=5, seconds=10.0)  # per seat or spectators' address, and identity, per table
 HISTORY_LINES = 50  # in a welcome, and when a seat opts in to the spectators' chat
 SPECTATOR_NAME = "Spectator"
 # The zero-width joiner and non-joiner are format characters (category Cf) that text needs:
@@ -76,6 +79,7 @@ def wire(line: StoredLine) -> m.ChatLine:
         version=line.version,
         at=line.at,
         seat=line.seat,
+        identity=line.identity,
     )
 
 
@@ -149,11 +153,19 @@ class TableChat:
     # --- requests (net/session.py) ----------------------------------------------------------
 
     async def say(
-        self, sink: Sink, key: int, channel: str, text: str, name: str | None, address: str
+        self,
+        sink: Sink,
+        key: int,
+        channel: str,
+        text: str,
+        name: str | None,
+        address: str,
+        identity: str | None = None,
     ) -> None:
         """Say ``text`` on ``channel`` for the session ``sink`` (a seat, or ``SPECTATORS``,
-        whose client address, as the connection caps count it, is ``address``); refusals raise
-        ``TableError`` with a ``chat/…`` code, a store away ``StoreError``."""
+        whose client address, as the connection caps count it, is ``address``, signed in as
+        ``identity`` if at all); refusals raise ``TableError`` with a ``chat/…`` code, a store
+        away ``StoreError``."""
         kind = "spectator" if key == SPECTATORS else "seat"
         try:
             if channel != ("spectators" if key == SPECTATORS else "table"):
@@ -164,7 +176,7 @@ class TableChat:
                 said_as, who = name or SPECTATOR_NAME, f"addr:{address}"
             else:
                 sender, said_as = f"seat:{key}", await self._seat_name(key)
-                who = sender
+                who, identity = sender, await self._seat_meta(key, "identity")
             try:
                 line = await self.store.add(
                     self.table,
@@ -175,6 +187,7 @@ class TableChat:
                     version=self.runner.version,
                     at=int(time.time() * 1000),
                     seat=None if key == SPECTATORS else key,
+                    identity=identity,
                     who=who,
                     rate=RATE,
                 )
@@ -209,10 +222,14 @@ class TableChat:
                 Encoded(self._message(lines)).send([sink])
 
     async def _seat_name(self, seat: int) -> str:
-        name = self.runner.meta.get(f"name:{seat}")
-        if not name:  # joined after this runner read the table's metadata
-            name = (await self.runner.lobby.meta(self.table)).get(f"name:{seat}")
-        return name or f"Seat {seat + 1}"
+        return await self._seat_meta(seat, "name") or f"Seat {seat + 1}"
+
+    async def _seat_meta(self, seat: int, field: str) -> str | None:
+        """A seat's ``name`` or ``identity`` in the table's metadata (tables/lobby.py)."""
+        meta = self.runner.meta
+        if not meta.get(f"name:{seat}"):  # joined after this runner read the table's metadata
+            meta = await self.runner.lobby.meta(self.table)
+        return meta.get(f"{field}:{seat}") or None
 
     # --- lines arriving (this node's or the follower's) -------------------------------------
 
