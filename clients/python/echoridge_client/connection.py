@@ -164,7 +164,7 @@ def welcome_of(message: m.ServerMessage) -> m.Welcome:
     if isinstance(message, m.Welcome):
         return message
     if isinstance(message, m.ErrorMessage):
-        raise Refused(message.code, message.message)
+        raise Refused(message.code, message.message, message.retry_in)
     raise ClientError(f"expected welcome, got {message.TYPE}")
 
 

@@ -30,7 +30,8 @@ class Busy(ClientError):
 
 class Refused(ClientError):
     """An ``error`` reply; ``retry_in``: for a refusal of a rate, the milliseconds the server
-    says to wait before the same request (SPEC.md §7.1)."""
+    says to wait before the same request (SPEC.md §7.1); for ``auth/banned``, until the ban
+    ends."""
 
     def __init__(self, code: str, message: str, retry_in: int | None = None) -> None:
         super().__init__(f"{code}: {message}")

@@ -131,7 +131,10 @@ class Lobby:
     @staticmethod
     def _delay(code: str | None, retry_in: int | None, backoff: Backoff) -> float | None:
         """Seconds before a refused request is sent again: the ``retry_in`` a rate refusal
-        names (jittered up to a quarter more), a backoff for a retryable code; None: never."""
+        names (jittered up to a quarter more), a backoff for a retryable code; None: never
+        (an ``auth/…`` refusal: a ban's ``retry_in`` says when it ends, for the player)."""
+        if code is not None and code.startswith("auth/"):
+            return None
         if retry_in:
             return retry_in / 1000 * random.uniform(1.0, 1.25)
         return backoff.next() if retryable(code) else None

@@ -67,7 +67,13 @@ class Handshake:
 
         def _send(self, message: m.Message) -> None: ...
 
-        def _error(self, code: str, message: str, request_id: str | None = None) -> None: ...
+        def _error(
+            self,
+            code: str,
+            message: str,
+            request_id: str | None = None,
+            retry_in: int | None = None,
+        ) -> None: ...
 
     async def _handshake(self) -> None:
         try:
@@ -96,7 +102,7 @@ class Handshake:
             self._refuse_handshake(exc.code, exc.message, close)
         except TableError as exc:
             close = 4001 if exc.code.startswith("auth/") else 4004
-            self._refuse_handshake(exc.code, exc.message, close)
+            self._refuse_handshake(exc.code, exc.message, close, exc.retry_in)
         except StoreError:
             self._refuse_handshake("server/unavailable", "The server cannot reach its store.", 1011)
         if self.metrics is not None and not self.closing:
@@ -121,8 +127,10 @@ class Handshake:
         ip = self.requester.ip if self.requester is not None else None
         await players.refuse_banned(self.identity, ip)
 
-    def _refuse_handshake(self, code: str, message: str, close: int) -> None:
-        self._error(code, message)
+    def _refuse_handshake(
+        self, code: str, message: str, close: int, retry_in: int | None = None
+    ) -> None:
+        self._error(code, message, None, retry_in)
         self.close(close, code)
 
     async def _open_table_session(self, hello: m.Hello, kind: str) -> None:

@@ -31,6 +31,7 @@ from websockets.typing import Subprotocol
 
 from echoridge.logs import get_logger
 from echoridge.net.affinity import Handoff, Router, listeners
+from echoridge.net.bansweep import BanSweep
 from echoridge.net.gate import Admission, Gate, address_key
 from echoridge.net.hostcounts import HostCounts
 from echoridge.net.limits import Limits
@@ -137,6 +138,7 @@ class GameServer:
             "create_connection": Connection,
         }
         self.draining = False  # stopping: /readyz says 503, sessions are being closed
+        self.bans = BanSweep(node.storage.moderation, self.sessions)  # bans cut sessions
         self._adopting: set[asyncio.Task[None]] = set()
 
     async def start(
@@ -146,6 +148,7 @@ class GameServer:
         ``SO_REUSEPORT`` sockets, one per worker (workers.py).  ``worker``: this process's
         place among the workers, to serve each table's connections in one (net/affinity.py):
         then this server accepts on the port itself and routes every connection."""
+        self.bans.start()
         if worker is None:
             self._server = await serve(
                 self._handle,
@@ -211,6 +214,7 @@ class GameServer:
         is closed with 1012 (restarting: reconnect at once, to another server; SPEC.md §7.2);
         then wait up to ``DRAIN_SECONDS`` for them to finish closing."""
         self.draining = True
+        await self.bans.stop()
         if self._router is not None:
             self._router.stop()
         if self._server is not None:

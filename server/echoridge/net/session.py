@@ -115,6 +115,12 @@ class Session(Handshake):
         self.outbox.close(code, reason, drop=drop, announce=announce)
         self._abort_later()
 
+    def refuse(self, error: TableError) -> None:
+        """End the session for ``error`` (an ``auth/…`` code: a ban made since its ``hello``,
+        net/bansweep.py): the ``error``, then close code 4001."""
+        self._error(error.code, error.message, None, error.retry_in)
+        self.close(4001, error.code)
+
     def _abort_later(self) -> None:
         if self._abort_timer is None:
             self._abort_timer = asyncio.get_running_loop().call_later(

@@ -172,6 +172,41 @@ def _longest(bans: list[Ban]) -> Ban | None:
     return max(bans, key=lambda b: (b.until is None, b.until or 0, b.at, b.id), default=None)
 
 
+IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def ip_addresses(address: str | None) -> list[IpAddress]:
+    """A client address as the bans see it: none for what is not an IP address (a Unix
+    socket's peer); an IPv4-mapped IPv6 address is its IPv4 address too."""
+    if not address:
+        return []
+    try:
+        ip = ipaddress.ip_address(address.strip().strip("[]"))
+    except ValueError:
+        return []
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return [ip, ip.ipv4_mapped]
+    return [ip]
+
+
+def applying(bans: list[Ban], identity: str | None, addresses: list[IpAddress]) -> Ban | None:
+    """Of ``bans`` (in force), the one that holds ``identity`` or a network holding one of
+    ``addresses`` and lasts longest, else None."""
+    applies = []
+    for ban in bans:
+        if ban.kind == "identity":
+            if ban.target == identity:
+                applies.append(ban)
+            continue
+        try:
+            net = ipaddress.ip_network(ban.target)
+        except ValueError:
+            continue
+        if any(ip.version == net.version and ip in net for ip in addresses):
+            applies.append(ban)
+    return _longest(applies)
+
+
 # KEYS: the triple's claim, the report, every report, the reports against the target
 # ARGV: id, at, then the report's field/value pairs -> 1 | 0 (the triple was reported before)
 REPORT = """
@@ -400,16 +435,7 @@ class Moderation:
         (the one that lasts longest), else None.  One round trip.  An address that is not an IP
         address (a Unix socket's peer) is in no network; an IPv4-mapped IPv6 address is its
         IPv4 address too."""
-        addresses: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = []
-        if address:
-            try:
-                ip = ipaddress.ip_address(address.strip().strip("[]"))
-            except ValueError:
-                pass
-            else:
-                addresses.append(ip)
-                if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-                    addresses.append(ip.ipv4_mapped)
+        addresses = ip_addresses(address)
         if not identity and not addresses:
             return None
         async with redis_errors("checking bans"):
@@ -420,21 +446,7 @@ class Moderation:
                 pipe.hgetall(NETWORK_BANS)
             replies: list[Any] = await pipe.execute()
         candidates = [ban for reply in replies for ban in _bans_of(reply)]
-        applies = []
-        for ban in candidates:
-            if not ban.active(now_ms):
-                continue
-            if ban.kind == "identity":
-                if ban.target == identity:
-                    applies.append(ban)
-                continue
-            try:
-                net = ipaddress.ip_network(ban.target)
-            except ValueError:
-                continue
-            if any(ip.version == net.version and ip in net for ip in addresses):
-                applies.append(ban)
-        return _longest(applies)
+        return applying([ban for ban in candidates if ban.active(now_ms)], identity, addresses)
 
     async def _remove(self, bans: list[Ban]) -> None:
         """Remove bans that are over (no audit entry: nobody acted)."""

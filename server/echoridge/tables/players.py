@@ -25,6 +25,7 @@ from echoridge.logs import get_logger
 from echoridge.ratings import RATED_MODES, Rating
 from echoridge.store import Storage, TableNotFound
 from echoridge.store.identities import CODE_SECONDS, HandleTaken, Identity
+from echoridge.store.moderation import Ban
 from echoridge.store.moderation import TooMany as TooManyBlocks
 from echoridge.tables.archiving import listed
 from echoridge.tables.errors import TableError
@@ -116,8 +117,7 @@ class Players:
         """``auth/banned`` for a banned identity or client address (at hello, create_table)."""
         ban = await self.storage.moderation.banned(signed.id if signed else None, ip, _now())
         if ban is not None:
-            until = "until lifted" if ban.until is None else f"for {_spell(ban.until - _now())}"
-            raise TableError("auth/banned", f"You are banned from this server {until}.")
+            raise banned(ban)
 
     async def report(self, signed: SignedIn | None, request: m.Report) -> None:
         if signed is None:
@@ -272,6 +272,17 @@ class Players:
 
 def _now() -> int:
     return int(time.time() * 1000)
+
+
+def banned(ban: Ban) -> TableError:
+    """``auth/banned`` for ``ban``: ``retry_in``, the milliseconds until it ends (none: until
+    lifted), and the same in words."""
+    if ban.until is None:
+        return TableError("auth/banned", "You are banned from this server until lifted.")
+    left = max(1, ban.until - _now())
+    return TableError(
+        "auth/banned", f"You are banned from this server for {_spell(left)}.", retry_in=left
+    )
 
 
 def _spell(ms: int) -> str:
