@@ -21,12 +21,10 @@ from echoridge_protocol import messages as m
 from tests.e2e.conftest import ServerProcess
 from tests.e2e.players import play_seat
 from tests.net.wsclient import Client
+from tests.schemacheck import checker
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "protocol/schema/echoridge.v2.schema.json").read_text("utf-8"))
-SERVER_MESSAGE = jsonschema.Draft202012Validator(
-    SCHEMA["$defs"]["ServerMessage"] | {"$defs": SCHEMA["$defs"]}
-)
 JSON = m.SUBPROTOCOL_JSON
 
 
@@ -40,7 +38,7 @@ def invalid(frames: Any) -> list[str]:
     for i, frame in enumerate(frames):
         assert isinstance(frame, str), "the JSON subprotocol sends text frames"
         data = json.loads(frame)
-        if not SERVER_MESSAGE.is_valid(data):
+        if checker("ServerMessage").errors(data):
             out.append(f"frame {i} ({data.get('type')}): {_why(data)}")
     return out
 

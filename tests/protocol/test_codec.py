@@ -138,7 +138,7 @@ def sender_of(cls: type) -> codec.Sender:
 
 @pytest.mark.parametrize("cls", CLIENT_CLASSES + SERVER_CLASSES, ids=lambda c: c.__name__)
 @BOTH
-@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow])  # x 2 encodings x 90
 @given(data=st.data())
 def test_every_message_round_trips(cls: type, sub: str, data: st.DataObject) -> None:
     message = data.draw(record_of(cls))
