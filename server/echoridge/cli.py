@@ -264,6 +264,28 @@ def main(argv: list[str] | None = None) -> int:
     ply = sub.add_parser("play", help="play in the terminal: lobby, table, game (textual)")
     ply.add_argument("url", nargs="?", default=DEFAULT_URL, metavar="URL", help="the server")
     ply.add_argument("--name", default=None, help="your display name (default: your login)")
+    who = ply.add_mutually_exclusive_group()
+    who.add_argument(
+        "--guest",
+        action="store_true",
+        help="play without an identity: no rating, nothing kept (by default the first name you "
+        "choose on a server becomes your identity there, kept in the config directory)",
+    )
+    who.add_argument(
+        "--claim",
+        metavar="CODE",
+        default=None,
+        help="play as yourself from another device: redeem the transfer code it shows (F4 in "
+        "its lobby)",
+    )
+    ply.add_argument(
+        "--config-dir",
+        metavar="DIR",
+        type=Path,
+        default=None,
+        help="where your identities are kept (default: $ECHORIDGE_CONFIG_DIR, else "
+        "$XDG_CONFIG_HOME/echo-ridge, else ~/.config/echo-ridge)",
+    )
     wat = sub.add_parser("watch", help="watch a table in the terminal as a spectator")
     wat.add_argument("url", metavar="URL", help="the server, ws://HOST:PORT/ws")
     wat.add_argument("table", metavar="TABLE", help="the table id")
@@ -453,7 +475,13 @@ def main(argv: list[str] | None = None) -> int:
         from echoridge_client.tui import play, watch
 
         if args.command == "play":
-            return play(args.url, args.name)
+            return play(
+                args.url,
+                args.name,
+                guest=args.guest,
+                claim=args.claim,
+                config_dir=args.config_dir,
+            )
         return watch(args.url, args.table)
     if args.command == "bots":
         from echoridge.transcript import replay

@@ -8,6 +8,7 @@ import { Lobby } from "./connection.js";
 import { listenForHelpKey } from "./help.js";
 import { ClaimPage } from "./identity.js";
 import { LobbyPage } from "./lobby.js";
+import { blocksOf } from "./moderation.js";
 import { LeaderboardPage, PlayerPage } from "./players.js";
 import { parsePlayer } from "./ratings.js";
 import { ReplayPage, parseReplay } from "./replay.js";
@@ -15,6 +16,7 @@ import { TablePage } from "./table.js";
 
 const root = document.getElementById("app");
 const lobby = new Lobby();
+blocksOf(lobby); // the players blocked, fetched after each signed-in hello (moderation.js)
 let page = null;
 
 let first = true;
@@ -27,6 +29,7 @@ function route() {
   const claim = hash.match(/^#\/claim(?:\/([^?]*))?$/);
   if (page) page.close();
   document.getElementById("decision")?.remove();
+  document.getElementById("report-dialog")?.remove();
   if (hash === "#/leaderboard") {
     page = new LeaderboardPage(root, { lobby, navigate });
     document.title = "Echo Ridge — leaderboard";

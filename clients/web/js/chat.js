@@ -3,7 +3,9 @@
 // to read the spectators' chat. Lines are plain text: every part of a line is a text node
 // (dom.js builds with createTextNode, never from HTML), so markup in a message shows as typed.
 // Mute is this browser's: the muted senders of each table are kept in localStorage and their
-// lines are hidden, those shown and those to come; the server sends every line.
+// lines are hidden, those shown and those to come; the server sends every line. The lines of
+// the players this browser's identity blocks (moderation.js: by a line's `identity`) are hidden
+// too, and a note says how many.
 
 import { h, replace, announce } from "./dom.js";
 
@@ -45,7 +47,7 @@ function clock(at) {
 }
 
 export class ChatPanel {
-  constructor(session, { table, spectate }) {
+  constructor(session, { table, spectate, blocks = null }) {
     this.session = session;
     this.table = table;
     this.spectate = spectate;
@@ -54,6 +56,9 @@ export class ChatPanel {
     this.seen = new Set(); // "channel:seq"
     this.names = new Map(); // sender -> the last name seen
     this.muted = readMuted(table);
+    this.blocks = blocks; // the players blocked (moderation.js Blocks), or null
+    this.onBlocks = () => this.showBlocked();
+    if (blocks) blocks.addEventListener("change", this.onBlocks);
     this.readSpectators = false; // a seat's opt-in (sent again after each reconnect)
     this.sending = false;
     this.list = h("ol", { class: "chat-lines", id: "chat-lines" });
@@ -65,6 +70,7 @@ export class ChatPanel {
     this.send = h("button", { type: "submit", id: "chat-send" }, "Send");
     this.status = h("p", { class: "chat-status small", id: "chat-status", role: "status" });
     this.mutedList = h("div", { class: "chat-muted small", id: "chat-muted" });
+    this.blockedNote = h("p", { class: "chat-blocked small", id: "chat-blocked", hidden: true });
     const form = h("form", { class: "chat-form", id: "chat-form", onsubmit: (e) => this.submit(e) },
       h("label", { for: "chat-input" }, spectate ? "Message to the spectators" : "Message to the table"),
       h("div", { class: "chat-row" }, this.input, this.send));
@@ -75,7 +81,7 @@ export class ChatPanel {
       h("summary", {}, h("h2", { id: "chat-title" }, "Chat"), this.unread),
       this.optIn ? h("p", { class: "chat-option small" },
         h("label", { for: "chat-spectators" }, this.optIn, " Show the spectators' chat")) : null,
-      this.box, this.mutedList, form, this.status);
+      this.box, this.blockedNote, this.mutedList, form, this.status);
     this.details.addEventListener("toggle", () => this.countUnread());
     this.folded = null;
     this.readCount = 0;
@@ -88,6 +94,10 @@ export class ChatPanel {
       if (this.readSpectators) this.options(true);
     });
     this.renderMuted();
+  }
+
+  close() {
+    if (this.blocks) this.blocks.removeEventListener("change", this.onBlocks);
   }
 
   // Folds the chat (a phone, during the game) or opens it; a reader's own choice stands until
@@ -134,16 +144,38 @@ export class ChatPanel {
     this.el.dataset.lines = String(this.lines.length);
     this.countUnread();
     if (this.muted.size) this.renderMuted(); // (names learnt from the lines)
+    this.countBlocked();
+  }
+
+  blocked(line) {
+    return Boolean(this.blocks && line.identity && this.blocks.has(line.identity));
+  }
+
+  // The blocked players' lines hidden (or shown again after an unblock), and the note.
+  showBlocked() {
+    const byKey = new Map(this.lines.map((line) => [`${line.channel}:${line.seq}`, line]));
+    for (const li of this.list.children) {
+      const line = byKey.get(`${li.dataset.channel}:${li.dataset.seq}`);
+      if (line) li.hidden = this.muted.has(line.sender) || this.blocked(line);
+    }
+    this.countBlocked();
+  }
+
+  countBlocked() {
+    const n = this.lines.filter((line) => this.blocked(line)).length;
+    const text = n ? `${n} message${n === 1 ? "" : "s"} from blocked players hidden` : "";
+    if (this.blockedNote.textContent !== text) this.blockedNote.textContent = text;
+    this.blockedNote.hidden = !n;
   }
 
   lineEl(line) {
     const mine = line.sender === this.me();
     const other = line.channel !== this.channel; // spectators reading the table; seats the stands
-    const muted = this.muted.has(line.sender);
+    const muted = this.muted.has(line.sender) || this.blocked(line);
     const name = String(line.name);
     return h("li", {
       class: `chat-line${other ? " other-channel" : ""}`,
-      dataset: { sender: line.sender, channel: line.channel, seq: String(line.seq) },
+      dataset: { sender: line.sender, channel: line.channel, seq: String(line.seq), ...(line.identity ? { identity: line.identity } : {}) },
       hidden: muted,
     },
       h("span", { class: "chat-meta" },
@@ -163,7 +195,7 @@ export class ChatPanel {
     else this.muted.delete(sender);
     keepMuted(this.table, this.muted);
     for (const li of this.list.children) {
-      if (li.dataset.sender === sender) li.hidden = on;
+      if (li.dataset.sender === sender) li.hidden = on || this.blocks?.has(li.dataset.identity) || false;
     }
     this.renderMuted();
     const name = this.names.get(sender) || sender;
@@ -223,6 +255,7 @@ export class ChatPanel {
     if (!on) {
       this.lines = this.lines.filter((line) => line.channel !== "spectators");
       replace(this.list, this.lines.map((line) => this.lineEl(line)));
+      this.countBlocked();
     }
   }
 

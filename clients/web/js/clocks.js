@@ -148,8 +148,9 @@ export function seatsSignature(view, session, hasTurnClock) {
     view.turn && [view.turn.seat, view.turn.timed_out, view.turn.extended], presence, runningClocks(session), hasTurnClock];
 }
 
-// One line per seat: its name, its markers as words, its running clocks, its bank.
-export function seatsPanel(view, session, { me, hasTurnClock }) {
+// One line per seat: its name, its markers as words, its running clocks, its bank; `actions(seat)`
+// adds a seat's buttons (Block and Report, table.js), if any.
+export function seatsPanel(view, session, { me, hasTurnClock, actions = () => null }) {
   const presence = session.presence ? session.presence.seats || [] : [];
   const clocks = runningClocks(session);
   const players = view.players || [];
@@ -174,7 +175,8 @@ export function seatsPanel(view, session, { me, hasTurnClock }) {
     if (p.strikes) facts.push(h("span", { class: "strikes" }, `${p.strikes} timed out in a row`));
     if ((p.votes || []).length) facts.push(h("span", { class: "votes" }, `votes to let the server play: ${p.votes.map((v) => seatName(players, v)).join(", ")}`));
     return h("li", { "data-seat": seat, "data-auto": p.auto || "", "data-away": here && !here.connected && !p.bot ? "1" : "0" },
-      seatBadge(seat, me, players), " ", join(marks), mine.length ? [" · ", join(mine)] : null, facts.length ? [" · ", join(facts)] : null);
+      seatBadge(seat, me, players), " ", join(marks), mine.length ? [" · ", join(mine)] : null, facts.length ? [" · ", join(facts)] : null,
+      p.bot ? null : actions(seat));
   }));
 }
 

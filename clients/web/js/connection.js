@@ -267,8 +267,11 @@ export async function openSession(url, fields, handlers) {
 // The lobby (§4): list, create, join, leave, start, add bots, remove players and close tables
 // (the creator's), transcripts; identities and ratings (§4.9, §4.10). It connects on first use
 // and again after a drop, signed in with the identity this browser keeps (store.js), if any.
-export class Lobby {
+// It says "identity" (an event) after each hello and each sign-in, whoever it is signed in as
+// then (moderation.js fetches the players blocked).
+export class Lobby extends EventTarget {
   constructor(url = serverUrl()) {
+    super();
     this.url = url;
     this.connection = null;
     this.connecting = null;
@@ -315,6 +318,7 @@ export class Lobby {
     this.features = new Set(welcome.features || []);
     this.identity = welcome.identity || null;
     if (this.identity) store.keepHandle(this.identity.handle); // renamed on another device
+    this.dispatchEvent(new Event("identity"));
     return connection;
   }
 
@@ -455,6 +459,7 @@ export class Lobby {
     } else {
       store.keepHandle(reply.identity.handle);
     }
+    this.dispatchEvent(new Event("identity"));
     return reply.identity;
   }
 

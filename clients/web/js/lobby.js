@@ -6,7 +6,8 @@
 // replay: replay.js), the finished public games (finished.js), joining or watching by link or
 // id, and how to play. The "Your player name" card (identity.js) says who this browser is
 // signed in as; a first visit's name, given to create a table, becomes its identity. A listed
-// seat of a signed-in player links to the player's page, with its rating (ratings.js).
+// seat of a signed-in player links to the player's page, with its rating (ratings.js). A table
+// where a player this browser's identity blocks sits is marked (moderation.js).
 
 import { clockChoice, clockWords } from "./clocks.js";
 import { h, replace } from "./dom.js";
@@ -14,6 +15,7 @@ import { joinTable, replayHash } from "./entry.js";
 import { FinishedGames } from "./finished.js";
 import { helpButton } from "./help.js";
 import { PlayerCard, signedHint, sitterFor } from "./identity.js";
+import { blocksOf } from "./moderation.js";
 import { personName } from "./ratings.js";
 import * as store from "./store.js";
 
@@ -34,6 +36,8 @@ export class LobbyPage {
     this.navigate = navigate;
     this.timer = null;
     this.pages = 1; // pages of the listing shown ("More tables" adds one)
+    this.tables = null; // the last listing fetched
+    this.onBlocks = () => this.draw();
   }
 
   open(notice = "", redrawn = false) {
@@ -141,12 +145,15 @@ export class LobbyPage {
           byId),
         howToPlay()));
     card.show(signed ? signed.handle : null, redrawn);
+    blocksOf(this.lobby).removeEventListener("change", this.onBlocks);
+    blocksOf(this.lobby).addEventListener("change", this.onBlocks);
     this.refresh();
     this.timer = setInterval(() => this.refresh(), 5000);
   }
 
   close() {
     clearInterval(this.timer);
+    blocksOf(this.lobby).removeEventListener("change", this.onBlocks);
   }
 
   say(text) {
@@ -217,26 +224,38 @@ export class LobbyPage {
         if (!next) break;
       }
     } catch (err) {
+      this.tables = null;
       this.show(`error ${err.message}`, () => h("p", { class: "error" }, `The server cannot be reached: ${err.message}`));
       return;
     }
     this.more.hidden = !next;
+    this.tables = tables;
+    this.draw();
+  }
+
+  // The listing fetched last, drawn again when the players blocked change.
+  draw() {
+    const tables = this.tables;
+    if (!tables) return;
     const waiting = tables.filter((t) => !t.status || t.status === "waiting");
     const playing = tables.filter((t) => t.status === "playing");
-    this.show(JSON.stringify(tables), () => [
+    this.show(JSON.stringify([tables, blocksOf(this.lobby).ids()]), () => [
       waiting.length ? this.tableList(waiting, true) : h("p", { class: "muted" }, "No public table is waiting for players. Create one!"),
       playing.length ? [h("h3", {}, "Games being played"), this.tableList(playing, false)] : null,
     ]);
   }
 
   tableList(tables, joinable) {
+    const blocks = blocksOf(this.lobby);
+    const blocked = (t) => (t.players || []).some((p) => blocks.has(p.identity));
     return h("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": joinable ? "Tables waiting for players" : "Games being played" }, h("table", { class: "tables" },
       h("thead", {}, h("tr", {}, h("th", {}, "Table"), h("th", {}, "Game"), h("th", {}, "Players"), h("th", {}, "Seats"), h("th", {}, "Clock"), h("th", {}, "Spectators"), h("th", {}, h("span", { class: "visually-hidden" }, "Actions")))),
-      h("tbody", {}, tables.map((t) => h("tr", { "data-table": t.table, "data-status": t.status || "waiting" },
+      h("tbody", {}, tables.map((t) => h("tr", { "data-table": t.table, "data-status": t.status || "waiting", "data-blocked": blocked(t) ? "1" : null },
         h("td", {}, h("span", { class: "table-id" }, t.table), h("br"),
           h("small", { class: "muted" }, `created ${new Date(t.created).toLocaleTimeString()}`)),
         h("td", { class: "mode", "data-mode": modeOf(t) }, modeOf(t)),
-        h("td", { class: "players" }, (t.players || []).map((p, i) => [i ? ", " : "", personName(p, { rating: true })])),
+        h("td", { class: "players" }, (t.players || []).map((p, i) => [i ? ", " : "", personName(p, { rating: true })]),
+          blocked(t) ? [h("br"), h("span", { class: "blocked-tag" }, "Blocked player at this table")] : null),
         h("td", {}, `${t.taken} of ${t.seats}`),
         h("td", { class: "clock-words", "data-clock-preset": t.clock ? t.clock.preset : "" }, t.clock ? clockWords(t.clock) : "—"),
         h("td", {}, t.spectators ? (t.spectator_delay ? `yes, ${t.spectator_delay} behind` : "yes") : "no"),

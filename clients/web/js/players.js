@@ -2,12 +2,14 @@
 // `leaderboard` and `player` requests (SPEC.md §4.10): ranks and ratings best first, a page at a
 // time ("More players"); a player's ratings and finished games, newest first ("More games"),
 // each with this player's result and rating change, the other players and a replay from this
-// player's seat. A game is worded with the lobby's record of games' helpers (finished.js).
+// player's seat. A game is worded with the lobby's record of games' helpers (finished.js). A
+// signed-in visitor may block (or unblock) the player there (moderation.js).
 
 import { h, replace } from "./dom.js";
 import { replayHash } from "./entry.js";
 import { ended, playerWords } from "./finished.js";
 import { identityError } from "./identity.js";
+import { blocksOf, canModerate, toggleBlock } from "./moderation.js";
 import { modeName, playerHash, ratingBadge, signedChange } from "./ratings.js";
 import * as store from "./store.js";
 
@@ -96,23 +98,52 @@ export class PlayerPage {
     this.who = null; // the reply's identity {id, handle}
     this.next = null;
     this.closed = false;
+    this.onBlocks = () => this.showBlock();
   }
 
   open() {
     this.heading = h("h1", { id: "player-name" }, this.handle);
+    this.blockPart = h("div", {});
+    this.blockStatus = h("p", { class: "status", role: "status", id: "player-block-status" });
+    this.blockBox = h("div", { class: "block-box", id: "player-block", hidden: true }, this.blockPart, this.blockStatus);
     this.status = h("p", { class: "status", role: "status", id: "player-page-status" }, "Loading…");
     this.ratings = h("div", { id: "player-ratings" });
     this.games = h("div", { id: "player-games" });
     this.more = moreButton("player-more", "More games", () => this.load(true));
     this.section = h("section", { class: "card page-card", id: "player-page" },
-      this.heading, backLinks(h("a", { href: "#/leaderboard" }, "Leaderboard")), this.status, this.ratings, this.games,
+      this.heading, backLinks(h("a", { href: "#/leaderboard" }, "Leaderboard")), this.status, this.blockBox, this.ratings, this.games,
       h("div", { class: "buttons" }, this.more));
     replace(this.root, this.section);
+    blocksOf(this.lobby).addEventListener("change", this.onBlocks);
     this.load(false);
   }
 
   close() {
     this.closed = true;
+    blocksOf(this.lobby).removeEventListener("change", this.onBlocks);
+  }
+
+  // Block or Unblock, for a signed-in visitor on another player's page.
+  showBlock() {
+    const who = this.who;
+    if (!who || !canModerate(this.lobby) || who.id === this.lobby.identity.id) {
+      this.blockBox.hidden = true;
+      return;
+    }
+    const blocked = blocksOf(this.lobby).has(who.id);
+    const person = { seat: null, name: who.handle, identity: who.id };
+    replace(this.blockPart,
+      h("p", { id: "player-block-words" }, blocked
+        ? `You block ${who.handle}: their chat messages are hidden from you, and tables where they sit are marked in the lobby.`
+        : `Blocking ${who.handle} hides their chat messages from you and marks the tables where they sit. They are not told.`),
+      h("button", { type: "button", id: "block-player", "data-key": "block-player", "data-blocked": blocked ? "1" : "0",
+        onclick: () => toggleBlock(this.lobby, person, (text, bad) => {
+          // (the words above say what blocking does: after a change, only that it is done)
+          const now = blocksOf(this.lobby).has(who.id);
+          this.blockStatus.textContent = bad ? text : `${who.handle} is ${now ? "blocked" : "unblocked"}.`;
+          this.blockStatus.classList.toggle("error", bad);
+        }) }, `${blocked ? "Unblock" : "Block"} ${who.handle}`));
+    this.blockBox.hidden = false;
   }
 
   async load(more) {
@@ -134,6 +165,7 @@ export class PlayerPage {
       this.heading.textContent = page.identity.handle;
       document.title = `Echo Ridge — ${page.identity.handle}`;
       this.showRatings(page.ratings);
+      this.showBlock();
       this.body = h("tbody", {});
       const mine = store.identity()?.id === page.identity.id;
       replace(this.games, h("h2", { id: "player-games-title" }, "Recent games"),

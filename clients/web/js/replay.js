@@ -22,6 +22,7 @@ import { seatName } from "./logtext.js";
 import { seatBadge } from "./panels.js";
 import { EndOfGame } from "./endgame.js";
 import { ReplaySession } from "./replaysession.js";
+import { ReplayPeople } from "./report.js";
 import { TablePage } from "./table.js";
 
 export { replayHash };
@@ -95,18 +96,21 @@ export class ReplayPage extends TablePage {
     this.chatPanel = null;
     this.loadLogWords();
     this.narrow.addEventListener("change", this.onNarrow);
+    this.people = new ReplayPeople(this); // the other signed-in players: Block, Report
     this.replayBar = this.buildBar();
     this.caseTitle = "Case file";
     this.buildLayout();
     document.addEventListener("keydown", this.onKey);
     this.updateBar();
     this.lookUpClock();
+    this.people.load();
     session.load();
   }
 
   close() {
     this.stopPlaying();
     document.removeEventListener("keydown", this.onKey);
+    this.people.close();
     super.close();
   }
 
@@ -203,6 +207,7 @@ export class ReplayPage extends TablePage {
         b.first, b.prevTurn, b.prev, b.play, b.next, b.nextTurn, b.last),
       h("div", { class: "replay-scrub" }, b.slider),
       b.more,
+      this.people.el,
       b.reveals, b.notice);
   }
 

@@ -2,12 +2,14 @@
 // (lobby `list_tables` with `table`, polled while waiting; a signed-in player's rating after the
 // name), its game and clock, bots, start, leave; for
 // the table's creator (this browser kept created.owner) removing a player and closing the
-// table (SPEC.md §4.4). What it shows is rewritten only when its text changes, so its live
+// table (SPEC.md §4.4); Block and Report beside another signed-in seat (table.js
+// seatActionsFor). What it shows is rewritten only when its text changes, so its live
 // regions speak only of real changes.
 
 import { clockWords } from "./clocks.js";
 import { errorText, inviteLink } from "./entry.js";
-import { h, replace } from "./dom.js";
+import { announce, h, replace } from "./dom.js";
+import { actionsSignature } from "./moderation.js";
 import { presenceDot, seatBadge } from "./panels.js";
 import { ratingBadge } from "./ratings.js";
 import * as store from "./store.js";
@@ -123,7 +125,8 @@ export class WaitingRoom {
     const players = info ? info.players || [] : [];
     const connected = presence ? (presence.seats || []).map((s) => [s.seat, s.connected]) : null;
     const owner = this.owner();
-    const signature = JSON.stringify([info && info.seats, players, me, connected, Boolean(owner)]);
+    const people = page.seatPeople();
+    const signature = JSON.stringify([info && info.seats, players, me, connected, Boolean(owner), actionsSignature(page.lobby, people)]);
     if (signature === this.seatsSignature) return;
     this.seatsSignature = signature;
     if (!info) {
@@ -141,10 +144,17 @@ export class WaitingRoom {
           p.rating ? [" ", ratingBadge(p.rating)] : null,
           owner && seat !== me && !page.spectate
             ? [" ", h("button", { type: "button", class: "small", "data-remove-seat": seat, "data-key": `remove-${seat}`, onclick: () => this.remove(seat) }, `Remove ${p.name}`)]
-            : null]
+            : null,
+          page.seatActionsFor(seat, people, (text) => this.say(text))]
           : [h("span", { class: `seat-chip seat-${seat} free` }, `P${seat + 1}`), " free"]));
     }
     replace(this.list, items);
+  }
+
+  // A result said in the room (a spectator's room has no status line: said aloud only).
+  say(text) {
+    if (this.status) this.status.textContent = text;
+    else announce(text);
   }
 
   async action(action, done) {
@@ -164,6 +174,7 @@ export class WaitingRoom {
     if (!view || view.status !== "new" || document.hidden) return;
     try {
       this.info = await page.lobby.table(page.table);
+      page.tableInfo = this.info;
       this.problem = null;
     } catch (err) {
       this.problem = `The seats cannot be looked up now: ${errorText(err)}`;

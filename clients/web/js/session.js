@@ -27,6 +27,7 @@ export class TableSession extends EventTarget {
     this.token = token;
     this.url = url;
     this.who = token ? "seat" : "spectator";
+    this.signIn = true; // a spectator says this browser's identity (its chat lines carry it)
     this.view = null;
     this.version = -1;
     this.epoch = -1;
@@ -83,7 +84,11 @@ export class TableSession extends EventTarget {
   async connect() {
     const fields = { table: this.table };
     if (this.token) fields.token = this.token;
-    else fields.spectate = true;
+    else {
+      fields.spectate = true;
+      const secret = this.signIn ? store.identity()?.secret : null;
+      if (secret) fields.identity = secret;
+    }
     if (this.version >= 0 && this.view) fields.resume = { epoch: this.epoch, version: this.version };
     this.setStatus(this.reconnects || this.attempt ? "reconnecting" : "connecting");
     let connection;
@@ -94,6 +99,10 @@ export class TableSession extends EventTarget {
         onClose: (code) => this.closed(connection, code),
       });
     } catch (err) {
+      if (err instanceof Refused && err.code === "auth/bad_identity" && fields.identity) {
+        this.signIn = false; // a secret the server no longer knows: watch as a guest
+        return this.connect();
+      }
       if (err instanceof Refused && !retryable(err.code)) return this.stop(err.code, describeRefusal(err));
       return this.retryLater();
     }

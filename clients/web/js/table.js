@@ -4,7 +4,9 @@
 // result, the reveal and the transcript check), clocks.js (the seats' clocks, presence and
 // handover, the seat's own controls), tablelayout.js (the page's parts), tabledraw.js (drawing
 // the view into them), turn.js (the turn's controls and sending), coop.js (the co-op game), and
-// the panels, board and controls modules; tour.js walks a new player through a turn.
+// the panels, board and controls modules; tour.js walks a new player through a turn. A signed-in
+// player may block or report the other signed-in seats (moderation.js, report.js), known from
+// the table's listing (`list_tables` by id: players[j].identity).
 
 import { ChatPanel } from "./chat.js";
 import { h, replace, announce, copyText } from "./dom.js";
@@ -13,6 +15,8 @@ import { askResume, joinForm } from "./entry.js";
 import { LastMoves } from "./lastmove.js";
 import { LogPanel } from "./logpanel.js";
 import { loadLogText } from "./logtext.js";
+import { blocksOf, otherPeople } from "./moderation.js";
+import { seatActions } from "./report.js";
 import { WaitingRoom } from "./room.js";
 import { TableSession } from "./session.js";
 import * as tour from "./tour.js";
@@ -46,6 +50,8 @@ export class TablePage {
     // a phone's screen: the compact board (block names large enough to read), the chat folded
     this.narrow = window.matchMedia("(max-width: 600px)");
     this.onNarrow = () => this.schedule();
+    this.tableInfo = null; // the table's listing (list_tables by id): its seats' identities
+    this.onBlocks = () => this.schedule();
   }
 
   // --- entering -------------------------------------------------------------------------------
@@ -83,7 +89,8 @@ export class TablePage {
     tour.attach(this);
     this.loadLogWords();
     this.narrow.addEventListener("change", this.onNarrow);
-    this.chatPanel = new ChatPanel(session, { table: this.table, spectate: this.spectate });
+    this.chatPanel = new ChatPanel(session, { table: this.table, spectate: this.spectate, blocks: blocksOf(this.lobby) });
+    blocksOf(this.lobby).addEventListener("change", this.onBlocks);
     this.buildLayout();
     session.start();
     this.every(5000, () => this.pollSpectators());
@@ -104,11 +111,13 @@ export class TablePage {
   }
 
   // The table's clock (tables[i].clock), looked up once: the seats show their time banks only
-  // when the table has a turn clock.
+  // when the table has a turn clock. Its seats' identities too (once more when the game starts:
+  // the waiting room's last look may be older than the last seat taken).
   async lookUpClock() {
     try {
       const info = await this.lobby.table(this.table);
       this.clock = info.clock || null;
+      this.tableInfo = info;
       this.schedule();
     } catch {
       // a nicety: without it a bank shows once it is not empty
@@ -121,6 +130,8 @@ export class TablePage {
 
   close() {
     this.closed = true;
+    blocksOf(this.lobby).removeEventListener("change", this.onBlocks);
+    if (this.chatPanel) this.chatPanel.close();
     tour.detach(this);
     this.narrow.removeEventListener("change", this.onNarrow);
     this.timers.forEach(clearInterval);
@@ -133,7 +144,30 @@ export class TablePage {
 
   onChange(why) {
     if (!this.session) return;
+    const view = this.session.view;
+    if (view && view.status !== "new" && this.tableInfo && this.tableInfo.status === "waiting" && !this.lookedAgain) {
+      this.lookedAgain = true;
+      this.lookUpClock();
+    }
     this.schedule();
+  }
+
+  // --- blocking and reporting (moderation.js) -------------------------------------------------
+
+  // The other signed-in seats: [{seat, name, identity}] (none for a guest).
+  seatPeople() {
+    if (this.replay) return []; // a replay has its own line of them (report.js ReplayPeople)
+    const me = this.record && !this.spectate ? this.record.seat : null;
+    return otherPeople(this.lobby, this.tableInfo ? this.tableInfo.players : null, me);
+  }
+
+  // The Block and Report buttons of `seat` (null: not another signed-in seat), acting at the
+  // version shown; `say` tells their result (the page's notice by default).
+  seatActionsFor(seat, people = this.seatPeople(), say = (text, bad) => this.say(text, bad ? "error" : "")) {
+    const person = people.find((p) => p.seat === seat);
+    if (!person) return null;
+    const where = { lobby: this.lobby, table: this.table, say, version: () => (this.session ? this.session.version : 0) };
+    return seatActions(where, person);
   }
 
   schedule() {

@@ -11,6 +11,7 @@ import { mySeat, who } from "./describe.js";
 import { h, replace, announce } from "./dom.js";
 import { watchLink } from "./entry.js";
 import { helpButton } from "./help.js";
+import { actionsSignature } from "./moderation.js";
 import { caseFile, evidence, eventSlots, officers, seatBadge } from "./panels.js";
 import { renderTrack } from "./track.js";
 
@@ -126,8 +127,10 @@ export const DrawMethods = {
     const playing = view.status === "playing" || view.status === "accusing";
     this.el.seats.closest("section").hidden = !playing;
     const turnClock = this.clock ? this.clock.turn > 0 : (view.players || []).some((p) => p.bank > 0);
-    this.patch(this.el.seats, seatsSignature(view, session, turnClock), () =>
-      playing ? seatsPanel(view, session, { me, hasTurnClock: turnClock }) : []);
+    // the other signed-in seats get Block and Report (table.js seatActionsFor)
+    const people = playing ? this.seatPeople() : [];
+    this.patch(this.el.seats, [seatsSignature(view, session, turnClock), actionsSignature(this.lobby, people)], () =>
+      playing ? seatsPanel(view, session, { me, hasTurnClock: turnClock, actions: (seat) => this.seatActionsFor(seat, people) }) : []);
     tick(this.el.seats);
     const busy = this.busy || session.status !== "live";
     const presence = session.presence ? session.presence.seats : null;

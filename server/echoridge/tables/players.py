@@ -29,6 +29,7 @@ from echoridge.store.moderation import Ban
 from echoridge.store.moderation import TooMany as TooManyBlocks
 from echoridge.tables.archiving import listed
 from echoridge.tables.errors import TableError
+from echoridge_client.words import duration
 from echoridge_protocol import messages as m
 
 PAGE = 50
@@ -281,18 +282,8 @@ def banned(ban: Ban) -> TableError:
         return TableError("auth/banned", "You are banned from this server until lifted.")
     left = max(1, ban.until - _now())
     return TableError(
-        "auth/banned", f"You are banned from this server for {_spell(left)}.", retry_in=left
+        "auth/banned", f"You are banned from this server for {duration(left)}.", retry_in=left
     )
-
-
-def _spell(ms: int) -> str:
-    """A duration for a person: 3 days, 5 hours, 12 minutes, 40 seconds."""
-    seconds = max(1, ms // 1000)
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            n = seconds // size
-            return f"{n} {unit}{'s' if n != 1 else ''}"
-    return f"{seconds} second{'s' if seconds != 1 else ''}"
 
 
 def _handle_from(name: str) -> str:

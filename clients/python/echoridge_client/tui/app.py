@@ -1,13 +1,17 @@
 """``EchoRidgeApp``: the textual application behind ``echo-ridge play``, ``echo-ridge watch``
 and ``echo-ridge replay``.
 
-``play``: lobby -> waiting room -> game -> result.  ``watch``: the game screen of a spectator,
-read-only, then the result.  ``replay``: a finished game as a seat, a spectator or everyone saw
-it, version by version (replayer.py).
+``play``: lobby -> waiting room -> game -> result, signed in with the player's identity for
+the server (signin.py; ``guest``: without one; ``claim``: a transfer code to redeem first),
+with the leaderboard and players' pages (ratings.py).  ``watch``: the game screen of a
+spectator, read-only, then the result.  ``replay``: a finished game as a seat, a spectator or
+everyone saw it, version by version (replayer.py).  Watching and replaying sign in with the
+identity kept for the server, if any, so that its player may report and block there.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -18,8 +22,10 @@ from textual.widgets import Footer, Header, Static
 
 from echoridge_client.errors import ClientError
 from echoridge_client.session import Spectator
+from echoridge_client.tui import signin
 from echoridge_client.tui.context import Context
 from echoridge_client.tui.game import GameScreen
+from echoridge_client.tui.idstore import IdentityStore
 from echoridge_client.tui.replayer import ReplayScreen, Viewer
 from echoridge_client.tui.screens import LobbyScreen
 
@@ -53,6 +59,16 @@ CSS = """
 #replay-status, #replay-note { height: auto; }
 #step { height: auto; max-height: 16; border: round $accent; }
 AlertScreen { align: center middle; }
+AccountScreen, PlayersDialog { align: center middle; }
+#account, #players-dialog { width: 90; height: auto; max-height: 100%; border: thick $accent;
+  background: $surface; padding: 0 1; }
+#account Label, #players-dialog Label { margin-top: 1; text-style: bold; }
+#account .row, #players-dialog .row { height: auto; }
+#rename { width: 1fr; }
+#blocked-list, #people { height: auto; max-height: 8; }
+#transfer-code, #account-said, #dialog-said { height: auto; }
+#board-status, #player-head { padding: 0 1; height: auto; }
+#board-table, #games-table { height: 1fr; }
 """
 
 
@@ -82,9 +98,10 @@ class EchoRidgeApp(App[None]):
 
     def __init__(self, url: str = DEFAULT_URL, *, watch: str | None = None,
                  name: str | None = None, replay: str | None = None, seat: int | None = None,
-                 everyone: bool = False, version: int | None = None) -> None:  # fmt: skip
+                 everyone: bool = False, version: int | None = None, guest: bool = False,
+                 claim: str | None = None, config_dir: Path | None = None) -> None:  # fmt: skip
         super().__init__()
-        self.ctx = Context(url)
+        self.ctx = Context(url, guest=guest, claim=claim, store=IdentityStore(config_dir))
         if name:
             self.ctx.name = name[:32]
         self.watching = watch
@@ -103,7 +120,12 @@ class EchoRidgeApp(App[None]):
             await self.push_screen(LobbyScreen(self.ctx))
             return
         try:
-            spectator = await Spectator.watch(self.ctx.url, self.watching)
+            lobby = await signin.sign_in(self.ctx, play=False)  # (for x: report, block)
+            secret = lobby.secret if lobby.identity is not None else None
+            spectator = await Spectator.watch(self.ctx.url, self.watching, identity=secret)
+        except signin.Banned as exc:
+            await self.push_screen(MessageScreen(exc.words))
+            return
         except (ClientError, OSError, TimeoutError) as exc:
             await self.push_screen(
                 MessageScreen(f"Cannot watch table {self.watching} at {self.ctx.url}:\n{exc}")
@@ -120,8 +142,17 @@ class EchoRidgeApp(App[None]):
         await self.ctx.close()
 
 
-def play(url: str = DEFAULT_URL, name: str | None = None) -> int:
-    EchoRidgeApp(url, name=name).run()
+def play(
+    url: str = DEFAULT_URL,
+    name: str | None = None,
+    *,
+    guest: bool = False,
+    claim: str | None = None,
+    config_dir: Path | None = None,
+) -> int:
+    """``guest``: play without an identity; ``claim``: a transfer code from another device;
+    ``config_dir``: where the identities are kept (default: idstore.config_dir())."""
+    EchoRidgeApp(url, name=name, guest=guest, claim=claim, config_dir=config_dir).run()
     return 0
 
 

@@ -2,7 +2,9 @@
 
 A seat says on the table's chat, a spectator on the spectators'.  Lines are written as plain
 ``rich.text.Text`` (never console markup), so what someone typed shows as typed.  Refusals
-(too long, too fast, ...) are written into the log in the words of ``REFUSALS``.
+(too long, too fast, ...) are written into the log in the words of ``REFUSALS``.  The lines of
+the players the user blocks (the app's ``Context.blocked``, SPEC.md §4.11) are never shown:
+``refilter`` writes the log again after a block or an unblock.
 """
 
 from __future__ import annotations
@@ -55,7 +57,19 @@ class ChatPanel(Vertical):
         yield Input(placeholder=f"Say to {to}… (Enter sends)", max_length=500, id="chat-input")
 
     def on_mount(self) -> None:
+        ctx = getattr(self.app, "ctx", None)
+        if ctx is not None:
+            self.session.block(ctx.blocked)
         self.session.on_chat = self._said
+        self._said(self.session, self.session.chat)
+
+    def refilter(self) -> None:
+        """Write the log again, without the lines of the players blocked now."""
+        ctx = getattr(self.app, "ctx", None)
+        if ctx is not None:
+            self.session.block(ctx.blocked)
+        self.query_one("#chat-log", RichLog).clear()
+        self.lines = []
         self._said(self.session, self.session.chat)
 
     def _said(self, session: TableSession, lines: list[m.ChatLine]) -> None:

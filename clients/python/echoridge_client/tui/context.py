@@ -1,5 +1,6 @@
 """What the screens of ``echo-ridge play`` share: the app's ``Context`` (its connections, the
-table and seat it is at) and how a table's players and game are put in words."""
+table and seat it is at, the player's identity and the players they block) and how a table's
+players, their ratings and its game are put in words."""
 
 from __future__ import annotations
 
@@ -8,11 +9,23 @@ from dataclasses import dataclass, field
 
 from echoridge_client.lobby import Lobby
 from echoridge_client.session import TableSession
+from echoridge_client.tui.idstore import IdentityStore
 from echoridge_protocol import messages as m
 
 
+def rating_words(rating: m.Rating | None) -> str:
+    """A rating as shown next to a name: ``1012``, ``1012?`` while provisional; "" for none."""
+    if rating is None:
+        return ""
+    return f"{rating.rating}?" if rating.provisional else str(rating.rating)
+
+
 def player_name(p: m.SeatInfo) -> str:
-    return f"{p.name} ({p.bot} bot)" if p.bot else p.name
+    """A seat's player: the name, a bot's kind, a signed-in player's rating (``Ada 1012?``)."""
+    if p.bot:
+        return f"{p.name} ({p.bot} bot)"
+    rating = rating_words(p.rating)
+    return f"{p.name} {rating}" if rating else p.name
 
 
 MODE_WORDS = {"competitive": "competitive", "solo": "solo", "cooperative": "co-op"}
@@ -47,6 +60,16 @@ class Context:
     seat: int | None = None
     seats: int | None = None  # the table's seat count, when known
     mode: str | None = None  # the table's game in words (``mode_words``), when known
+    guest: bool = False  # play without an identity (``play --guest``)
+    claim: str | None = None  # a transfer code to redeem at the start (``play --claim``)
+    store: IdentityStore = field(default_factory=IdentityStore)  # the identities kept
+    blocked: dict[str, str] = field(default_factory=dict)  # the players blocked: id -> handle
+    notice: str = ""  # what signing in has to tell the player (shown in the lobby)
+
+    @property
+    def me(self) -> m.IdentityInfo | None:
+        """Who the player is signed in as (None: a guest, or no identity yet)."""
+        return self.lobby.identity if self.lobby is not None else None
 
     async def close(self) -> None:
         if self.session is not None:

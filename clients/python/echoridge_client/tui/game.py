@@ -13,7 +13,8 @@ markers (``clocks``); t (more time), p (play for me), b (take my seat back), v (
 server play for an away player) and a (pass when I have nothing to play) send the seat's
 ``you.controls`` and are in the footer only while they are offered (never for a spectator).
 While the server plays the seat the menu offers nothing.  The screen redraws at most ten times
-a second.  ``?`` or F1 opens the help screen (how to play, what the board shows).
+a second.  ``?`` or F1 opens the help screen (how to play, what the board shows); x (for a
+player with an identity) reports or blocks another player of the table (moderation.py).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from echoridge_client.tui.describe import (
     unavailable,
 )
 from echoridge_client.tui.help import HelpScreen
+from echoridge_client.tui.moderation import PlayersDialog, can_moderate
 from echoridge_client.tui.result import ResultScreen
 
 #: The seat commands of ``you.controls`` the keys send, and their words.
@@ -69,6 +71,7 @@ class GameScreen(Screen[None]):
         Binding("b", "control('take_back')", "Take my seat back"),
         Binding("v", "control('vote_handover')", "Vote to play for the away"),
         Binding("a", "control('auto_pass')", "Auto-pass on/off"),
+        Binding("x", "players", "Report/block"),
     ]
 
     def __init__(self, session: TableSession, *, read_only: bool) -> None:
@@ -283,7 +286,20 @@ class GameScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "control":
             return bool(parameters) and parameters[0] in self.offered
+        if action == "players":
+            return can_moderate(getattr(self.app, "ctx", None))
         return True
+
+    def action_players(self) -> None:
+        """x: report or block another player of the table (a player with an identity)."""
+        ctx = getattr(self.app, "ctx", None)
+        if ctx is None or not can_moderate(ctx):
+            return
+        session = self.session
+        panel = self.query_one(ChatPanel)
+        self.app.push_screen(
+            PlayersDialog(ctx, session.table, lambda: session.version, on_blocked=panel.refilter)
+        )
 
     def action_control(self, kind: str) -> None:
         """t, p, b, v, a: the seat command of ``you.controls`` of that kind, if it is offered."""

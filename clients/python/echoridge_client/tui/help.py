@@ -1,6 +1,6 @@
 """How to play, in the terminal client (``?`` or F1 on the game and waiting screens): the goal,
-the turn, the actions, evidence and suspects, the end, the cooperative game, and what every
-glyph of the board means.
+the turn, the actions, evidence and suspects, the end, the cooperative game, what every
+glyph of the board means, and the keys (the lobby's too: identity, ratings, report and block).
 It follows docs/rules.md, in short; the full rules are there."""
 
 from __future__ import annotations
@@ -152,7 +152,24 @@ an action is not possible now)    m: back to the menu    r: the result (after th
 t: more time (moves time from your bank to this turn)    p: play for me (the server plays your
 seat)    b: take my seat back    v: vote to let the server play for a player who is away
 a: pass when I have nothing to play (on or off)    These keys show in the footer only while
-they are possible.    ?/F1: this screen    Escape: back    q: quit"""
+they are possible.    x: report or block another player (with an identity)    ?/F1: this
+screen    Escape: back    q: quit"""
+
+PLAYERS = """\
+The first name you choose on a server (creating or joining a table) becomes your identity
+there: nobody else can take that name, and your competitive games against other players with
+an identity are rated. The client keeps the identity's secret in identity.json in your config
+directory (~/.config/echo-ridge, or $ECHORIDGE_CONFIG_DIR); keep it to yourself. Play without
+one with  echo-ridge play --guest.
+Ratings: a new player has 1000; winning raises it, and it rises as the server grows sure of
+your skill. "1012?": provisional (your first games).
+In the lobby: F2 the leaderboard (Enter: a player's page, m: yours), F3 your page (your games,
+each player's rating change; Enter replays a game), F4 you: rename, a transfer code to play as
+yourself on another device (echo-ridge play URL --claim CODE there; it works once, for ten
+minutes), the players you block.
+At a table or in a replay, x reports another player to the server's operators (a reason, and
+what happened), or blocks them: their chat is hidden from you, and the lobby marks the tables
+where they sit ("⚠ blocked player")."""
 
 CLOCKS = """\
 A table may have a clock. Under the officers each seat shows its running clocks counting down:
@@ -177,6 +194,7 @@ def how_to_play() -> RenderableType:
         head("The board"), glyphs(),
         head("Clocks, absence and handover"), Text(CLOCKS),
         head("Keys"), Text(KEYS),
+        head("Your identity, ratings, reports and blocks"), Text(PLAYERS),
     )  # fmt: skip
 
 

@@ -15,8 +15,10 @@ Keys: Left/Right a version, Up/Down (or [ and ]) a turn (a turn starts at the ve
 has its ``turn_began``), n/p the chosen seat's next/previous move (from the game's transcript:
 the commands made for that seat, not its seat controls), Home/End, space plays and pauses
 (+/- change the speed), s switches the viewer (each seat by its player's name, a spectator,
-everyone), q quits.  A refused request is said in the client's words for its code, never with
-the server's message.
+everyone), q quits; x (signed in with an identity) reports or blocks a player of the game as of
+the version shown (moderation.py); Escape goes back when the replay was opened from a player's
+page.  A refused request is said in the client's words for its code, never with the server's
+message.
 """
 
 from __future__ import annotations
@@ -36,8 +38,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, RichLog, Static
 
 from echoridge_client.errors import Busy, ClientError, Refused, RevealError
-from echoridge_client.lobby import Lobby
-from echoridge_client.tui import render
+from echoridge_client.tui import render, signin
 from echoridge_client.tui.context import Context
 from echoridge_client.tui.describe import who
 from echoridge_client.tui.game import (
@@ -48,6 +49,7 @@ from echoridge_client.tui.game import (
     reveal_alert,
 )
 from echoridge_client.tui.help import HelpScreen
+from echoridge_client.tui.moderation import PlayersDialog, can_moderate
 from echoridge_client.tui.replaydata import (
     SEAT_COMMANDS,
     SPEED,
@@ -79,15 +81,24 @@ class ReplayScreen(Screen[None]):
         Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+"),
         Binding("minus", "speed(-1)", "Slower", key_display="-"),
         Binding("s", "switch", "Switch seat"),
+        Binding("x", "players", "Report/block"),
         Binding("question_mark,f1", "help", "How to play", show=False),
+        Binding("escape", "back", "Back"),
         Binding("q", "app.quit", "Quit"),
     ]
 
     def __init__(
-        self, ctx: Context, table: str, viewer: Viewer, version: int | None = None
+        self,
+        ctx: Context,
+        table: str,
+        viewer: Viewer,
+        version: int | None = None,
+        *,
+        back: bool = False,
     ) -> None:
         super().__init__()
         self.ctx, self.table, self.viewer = ctx, table, viewer
+        self.back = back  # opened from another screen (a player's page): Escape goes back
         self.sub_title = f"replay of table {table}"
         self.wanted = version or 0  # the version asked for (--version)
         self.data: dict[Viewer, ReplayData] = {}
@@ -151,11 +162,14 @@ class ReplayScreen(Screen[None]):
     async def _open(self) -> None:
         ctx = self.ctx
         try:
-            if ctx.lobby is None:
-                ctx.lobby = await Lobby.connect(
-                    ctx.url, on_busy=lambda busy: self._status(f"{busy}; waiting to retry")
+            if ctx.lobby is None:  # signed in with the identity kept, if any (for x)
+                await signin.sign_in(
+                    ctx, lambda busy: self._status(f"{busy}; waiting to retry"), play=False
                 )
             await self._first_page()
+        except signin.Banned as exc:
+            self._fail(exc.words)
+            return
         except Refused as exc:
             self._fail(await self._refused(exc))
             return
@@ -165,6 +179,7 @@ class ReplayScreen(Screen[None]):
         except (ClientError, OSError, TimeoutError):
             self._fail(f"Cannot reach the server at {ctx.url}.")
             return
+        self.refresh_bindings()  # (x: once signed in)
         data = self.replay
         assert data.last is not None
         self.target = min(self.wanted, data.last)
@@ -453,6 +468,24 @@ class ReplayScreen(Screen[None]):
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "players":
+            return can_moderate(self.ctx)
+        if action == "back":
+            return self.back
+        return True
+
+    def action_players(self) -> None:
+        """x: report or block a player of this game, as of the version shown."""
+        if can_moderate(self.ctx) and self.failed is None:
+            self.app.push_screen(PlayersDialog(self.ctx, self.table, lambda: self.version or 0))
+
+    def action_back(self) -> None:
+        if self.back:
+            self.playing = False
+            self._restart_timer()
+            self.app.pop_screen()
 
     # --- drawing ----------------------------------------------------------------------------
 

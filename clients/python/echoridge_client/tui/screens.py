@@ -3,6 +3,13 @@ newest first, a page at a time (F6: more), with the game each plays (competitive
 cooperative; select one to join it, or to watch it), a form to create a table (seats 1-4, the
 mode: competitive, or cooperative with 2-4 seats; public, spectators) and to join a table by
 its id.  A table joined opens its waiting room (waiting.py), or the game screen if it started.
+
+Players who come back (SPEC.md §4.9-4.11): the lobby signs in with the identity kept for the
+server (signin.py), or makes one with the name chosen at the first table created or joined (a
+name taken is asked again); each signed-in seat shows its rating (``Ada 1012?``: ``?`` while
+provisional) and a table where a blocked player sits is marked.  F2 opens the leaderboard, F3
+the player's own page (ratings.py), F4 who they are: rename, a transfer code for another
+device, the players they block (account.py).
 """
 
 from __future__ import annotations
@@ -29,12 +36,14 @@ from textual.widgets import (
     Static,
 )
 
-from echoridge_client.errors import ClientError
-from echoridge_client.lobby import Lobby
+from echoridge_client.errors import ClientError, Refused
 from echoridge_client.session import Seat, Spectator
+from echoridge_client.tui import signin
+from echoridge_client.tui.account import AccountScreen
 from echoridge_client.tui.context import Context, default_name, mode_words, player_name
 from echoridge_client.tui.game import GameScreen
 from echoridge_client.tui.help import HelpScreen
+from echoridge_client.tui.ratings import LeaderboardScreen, PlayerScreen
 from echoridge_client.tui.waiting import WaitingScreen
 from echoridge_protocol import messages as m
 
@@ -43,6 +52,9 @@ class LobbyScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         ("f5", "refresh", "Refresh tables"),
         ("f6", "more", "More tables"),
+        Binding("f2", "leaderboard", "Leaderboard"),
+        Binding("f3", "my_page", "My page"),
+        Binding("f4", "account", "You"),
         Binding("f1", "help", "How to play"),
         ("ctrl+q", "app.quit", "Quit"),
     ]
@@ -70,7 +82,7 @@ class LobbyScreen(Screen[None]):
                     yield Button("Refresh (F5)", id="refresh")
                     yield Button("More tables (F6)", id="more", disabled=True)
             with Vertical(id="forms"):
-                yield Label("Your name")
+                yield Label("Your name", id="name-label")
                 yield Input(self.ctx.name, id="name", max_length=32)
                 yield Label("Create a table: seats")
                 with RadioSet(id="seats"):
@@ -99,16 +111,45 @@ class LobbyScreen(Screen[None]):
     async def _connect(self) -> None:
         try:
             if self.ctx.lobby is None:
-                self.ctx.lobby = await Lobby.connect(
-                    self.ctx.url, on_busy=lambda busy: self.status(f"{busy}; waiting to retry")
+                await signin.sign_in(
+                    self.ctx, on_busy=lambda busy: self.status(f"{busy}; waiting to retry")
                 )
+        except signin.Banned as exc:  # say so and stop
+            from echoridge_client.tui.app import MessageScreen
+
+            self.app.call_later(self.app.switch_screen, MessageScreen(exc.words))
+            return
         except (ClientError, OSError, TimeoutError) as exc:
             self.status(f"Cannot connect to {self.ctx.url}: {exc}  (F5 to retry)", error=True)
             return
-        self.status(f"Connected to {self.ctx.url}")
+        self.show_identity()
         await self._refresh()
         if self.timer is None:
             self.timer = self.set_interval(3.0, self._relist)
+
+    def show_identity(self) -> None:
+        """The status line (connected, who the player is, what signing in has to say) and the
+        name field: a signed-in player's handle, changed with F4."""
+        ctx = self.ctx
+        me = ctx.me
+        if me is not None:
+            who = f"signed in as {me.handle}"
+        elif ctx.guest:
+            who = "playing as a guest"
+        else:
+            who = "no identity yet: one is made with the name you choose"
+        out = Text(f"Connected to {ctx.url}, {who}.")
+        if ctx.notice:
+            out.append(f"\n{ctx.notice}", style="bold yellow")
+        self.query_one("#lobby-status", Static).update(out)
+        field = self.query_one("#name", Input)
+        label = self.query_one("#name-label", Label)
+        if me is not None:
+            field.value, field.disabled = me.handle, True
+            label.update("Your name (F4: rename)")
+        else:
+            field.disabled = False
+            label.update("Your name" if ctx.guest else "Your name (kept as your identity here)")
 
     async def _relist(self) -> None:
         if not self.busy and self.is_current:
@@ -146,13 +187,32 @@ class LobbyScreen(Screen[None]):
                 t.status,
                 str(t.seats),
                 str(t.taken),
-                Text(", ".join(player_name(p) for p in t.players)),  # text, never markup
+                players_cell(t, self.ctx.blocked),
                 "yes" if t.spectators else "no",
                 key=t.table,
             )
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
+
+    def action_leaderboard(self) -> None:
+        if self.ctx.lobby is not None:
+            self.app.push_screen(LeaderboardScreen(self.ctx))
+
+    def action_my_page(self) -> None:
+        me = self.ctx.me
+        if me is None:
+            words = "as a guest" if self.ctx.guest else "before your first table"
+            self.status(f"You have no page {words}: F2 shows the leaderboard.", error=True)
+            return
+        self.app.push_screen(PlayerScreen(self.ctx, me.id, me.handle))
+
+    def action_account(self) -> None:
+        if self.ctx.me is None:
+            words = "Playing as a guest, you" if self.ctx.guest else "You"
+            self.status(f"{words} have no identity to rename or move yet.", error=True)
+            return
+        self.app.push_screen(AccountScreen(self.ctx), lambda _: self.show_identity())
 
     async def action_refresh(self) -> None:
         await self._refresh()
@@ -180,6 +240,16 @@ class LobbyScreen(Screen[None]):
         mode: m.GameMode | None = "cooperative" if cooperative else None
         self._run(self._create(seats, public, spectators, mode))
 
+    @on(Input.Submitted, "#name")
+    def _name_submitted(self) -> None:
+        """Enter in the name field: the identity is made now (else at the first table)."""
+        if self.ctx.me is None and not self.ctx.guest:
+            self._run(self._name_chosen())
+
+    async def _name_chosen(self) -> None:
+        if await self._identity():
+            self.busy = False
+
     @on(Button.Pressed, "#join")
     @on(Input.Submitted, "#table-id")
     def _join_pressed(self) -> None:
@@ -199,7 +269,8 @@ class LobbyScreen(Screen[None]):
         """Watch a table being played, as a spectator."""
         ctx = self.ctx
         try:
-            spectator = await Spectator.watch(ctx.url, table)
+            secret = ctx.lobby.secret if ctx.lobby is not None and ctx.me else None
+            spectator = await Spectator.watch(ctx.url, table, identity=secret)
         except ClientError as exc:
             self.status(f"Could not watch {table}: {exc}", error=True)
             self.busy = False
@@ -218,6 +289,8 @@ class LobbyScreen(Screen[None]):
         self, seats: int, public: bool, spectators: bool, mode: m.GameMode | None = None
     ) -> None:
         """A new table (``mode`` None: competitive, solo with one seat), then a seat at it."""
+        if not await self._identity():
+            return
         try:
             if self.ctx.lobby is None:
                 raise ClientError("not connected")
@@ -225,15 +298,35 @@ class LobbyScreen(Screen[None]):
                 seats, public=public, spectators=spectators, mode=mode
             )
         except ClientError as exc:
-            self.status(f"Could not create a table: {exc}", error=True)
+            self.status(f"Could not create a table: {refusal(exc)}", error=True)
             self.busy = False
             return
         self.modes[created.table] = mode_words(mode, seats)
         await self._join(created.table, seats)
 
-    async def _join(self, table: str, seats: int | None) -> None:
+    async def _identity(self) -> bool:
+        """The first name chosen makes the player's identity (not a guest's): False when it
+        cannot be (the name is taken: the player types another)."""
         ctx = self.ctx
         ctx.name = self.query_one("#name", Input).value.strip()[:32] or default_name()
+        if ctx.me is not None or ctx.guest:
+            return True
+        try:
+            problem = await signin.make_identity(ctx, ctx.name)
+        except (ClientError, TimeoutError) as exc:
+            problem = f"Could not make your identity: {exc}"
+        if problem is not None:
+            self.status(problem, error=True)
+            self.query_one("#name", Input).focus()
+            self.busy = False
+            return False
+        self.show_identity()
+        return True
+
+    async def _join(self, table: str, seats: int | None) -> None:
+        ctx = self.ctx
+        if not await self._identity():
+            return
         try:
             if ctx.lobby is None:
                 raise ClientError("not connected")
@@ -242,7 +335,7 @@ class LobbyScreen(Screen[None]):
             ctx.mode = self.modes.get(table)
             ctx.session = await Seat.sit(ctx.url, table, joined.token)
         except ClientError as exc:
-            self.status(f"Could not join {table}: {exc}", error=True)
+            self.status(f"Could not join {table}: {refusal(exc)}", error=True)
             self.busy = False
             return
         self.busy = False
@@ -250,3 +343,22 @@ class LobbyScreen(Screen[None]):
             self.app.call_later(self.app.switch_screen, GameScreen(ctx.session, read_only=False))
         else:
             self.app.call_later(self.app.switch_screen, WaitingScreen(ctx))
+
+
+def players_cell(t: m.TableInfo, blocked: dict[str, str]) -> Text:
+    """A listed table's players, each signed-in one with their rating; marked when a player
+    the user blocks sits there."""
+    out = Text(", ".join(player_name(p) for p in t.players))  # text, never markup
+    if any(p.identity in blocked for p in t.players if p.identity):
+        out.append("  ⚠ blocked player", style="bold red")
+    return out
+
+
+def refusal(exc: ClientError) -> str:
+    """A refused create or join in words (a ban by its code)."""
+    if isinstance(exc, Refused):
+        if exc.code == "auth/banned":
+            return "you are banned from this server for now."
+        if exc.code == "table/already_seated":
+            return "you sit at this table already (from another device or window)."
+    return str(exc)

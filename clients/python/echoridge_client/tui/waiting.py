@@ -1,5 +1,6 @@
 """The waiting room of ``echo-ridge play``: the table id to give to friends, its game, its seats
-and who sits in them (``Lobby.table``, asked again every second), buttons to add random or
+and who sits in them (``Lobby.table``, asked again every second; a signed-in player's rating
+beside the name, ``?`` while provisional), buttons to add random or
 greedy bots and to start.  When the game starts (the seat's view leaves status ``new``), the
 game screen takes over; leaving the table goes back to the lobby (the app's ``show_lobby``).
 """
@@ -113,6 +114,8 @@ class WaitingScreen(Screen[None]):
                 out.append(player_name(p), style="bold" if seat == ctx.seat else "")
                 if seat == ctx.seat:
                     out.append(" (you)")
+                if p.identity and p.identity in ctx.blocked:
+                    out.append("  ⚠ a player you block", style="bold red")
             out.append("\n")
         return out
 
