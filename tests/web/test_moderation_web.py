@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,8 @@ from echoridge_client.session import Seat
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess
 from tests.e2e.test_identities import play_rated
+from tests.e2e.test_moderation import handle
+from tests.e2e.test_moderation import signed_in as signed_in_lobby
 from tests.web.a11y import assert_accessible
 from tests.web.conftest import base_url
 from tests.web.pilot import Person
@@ -36,16 +37,6 @@ from tests.web.test_play import create_table
 from tests.web.test_players_web import in_thread, signed_in
 
 PHONE = {"width": 390, "height": 844}
-
-
-def unique(prefix: str) -> str:
-    return prefix + uuid.uuid4().hex[:6]
-
-
-async def identity(url: str, handle: str) -> Lobby:
-    lobby = await Lobby.connect(url)
-    await lobby.create_identity(handle)
-    return lobby
 
 
 def visible_lines(person: Person) -> Any:
@@ -96,7 +87,10 @@ def finished_game(module_server: ServerProcess) -> Iterator[dict[str, Any]]:
 
     def run() -> None:
         async def play() -> None:
-            lobbies = [await identity(url, unique("Ben")), await identity(url, unique("Cy"))]
+            lobbies = [
+                await signed_in_lobby(url, handle("Ben")),
+                await signed_in_lobby(url, handle("Cy")),
+            ]
             try:
                 found["ids"] = [lobby.identity.id for lobby in lobbies]  # type: ignore[union-attr]
                 found["names"] = [lobby.identity.handle for lobby in lobbies]  # type: ignore[union-attr]
@@ -126,11 +120,11 @@ def test_blocking_hides_chat_lines_and_marks_tables_and_unblocking_shows_them(
     # (finished_game: asked for here so that its game is played meanwhile, for the last test)
     url, base = module_server.url, base_url(module_server)
     ada = people(base, "Ada")
-    kept = signed_in(ada, unique("Ada"))
-    ben_name = unique("Ben")
+    kept = signed_in(ada, handle("Ada"))
+    ben_name = handle("Ben")
 
     async def a_table_where_ben_and_a_guest_talk() -> tuple[str, str]:
-        ben, gil = await identity(url, ben_name), await Lobby.connect(url)
+        ben, gil = await signed_in_lobby(url, ben_name), await Lobby.connect(url)
         seats: list[Seat] = []
         try:
             table = (await ben.create(2, public=True)).table
@@ -229,13 +223,13 @@ def test_a_report_at_a_live_table_is_sent_once(
     module_server: ServerProcess, redis_server: RedisServer, people: Any, screenshots: Path
 ) -> None:
     url, base = module_server.url, base_url(module_server)
-    name = unique("Ann")
+    name = handle("Ann")
     ann = people(base, "Ann")
     kept = signed_in(ann, name)
     table = create_table(ann, name, 2)
 
     async def ben_sits() -> tuple[str, str]:
-        ben = await identity(url, unique("Ben"))
+        ben = await signed_in_lobby(url, handle("Ben"))
         try:
             await ben.join(table, "x")
             assert ben.identity is not None
@@ -311,7 +305,7 @@ def test_a_report_from_a_finished_game_s_replay_at_a_phone_s_width(
 ) -> None:
     base = base_url(module_server)
     dee = people(base, "Dee", viewport=PHONE)
-    kept = signed_in(dee, unique("Dee"))
+    kept = signed_in(dee, handle("Dee"))
     finished_game["worker"].join(200)
     found = finished_game["found"]
     assert "error" not in found and "table" in found, found

@@ -118,8 +118,7 @@ class Session(Handshake):
     def refuse(self, error: TableError) -> None:
         """End the session for ``error`` (an ``auth/…`` code: a ban made since its ``hello``,
         net/bansweep.py): the ``error``, then close code 4001."""
-        self._error(error.code, error.message, None, error.retry_in)
-        self.close(4001, error.code)
+        self._refuse_handshake(error.code, error.message, 4001, error.retry_in)
 
     def _abort_later(self) -> None:
         if self._abort_timer is None:
