@@ -143,11 +143,20 @@ def assert_dialog_shows_the_team(person: Person, view: dict[str, Any]) -> None:
     mine = view["coop"]["lead"] == view["you"]["seat"]
     expect(rule).to_contain_text("you are the lead (" if mine else " is the lead (")
     assert ") (" not in (rule.text_content() or "")
-    choices = view["you"]["team"]["accusations"]
     items = dialog.locator(".team-choices li")
     expect(items).to_have_count(len(view["players"]))
+    # The bots choose while we look: compare the page with the mirror at one and the same version.
+    deadline = time.monotonic() + 10
+    while True:
+        version = person.version
+        shown = items.evaluate_all("els => els.map(e => e.dataset.choice)")
+        view = person.synced_mirror().view
+        choices = view["you"]["team"]["accusations"]
+        if person.version == version and shown == [c or "" for c in choices]:
+            break
+        assert time.monotonic() < deadline, f"the dialog shows {shown}, the view has {choices}"
+        person.page.wait_for_timeout(30)
     for seat, choice in enumerate(choices):
-        expect(items.nth(seat)).to_have_attribute("data-choice", choice or "")
         if choice:
             button = dialog.locator(f'.suspect-choice[data-suspect="{choice}"]')
             if seat != view["you"]["seat"]:
