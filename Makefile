@@ -23,7 +23,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy --strict server/echoridge/rules server/echoridge/store protocol/echoridge_protocol
+	$(VENV)/bin/mypy --strict engine/echoridge_rules server/echoridge/store protocol/echoridge_protocol
 
 # The benches' reports are kept in $(BENCH_OUT); bench/targets.py reads them (issue 13's targets).
 BENCH_OUT ?= .bench

@@ -48,7 +48,6 @@ from typing import Any
 import msgpack
 import redis
 
-from echoridge.rules import State, Status
 from echoridge.simulate import play_random, table_seeds
 from echoridge.store import Storage, keys
 from echoridge.store.archive import ENDED, PUBLIC, decompress
@@ -57,6 +56,7 @@ from echoridge.tables.archiving import make_record
 from echoridge.transcript import Recorder, replay
 from echoridge_protocol import codec
 from echoridge_protocol import messages as m
+from echoridge_rules import State, Status
 
 MAX_GAMES = 100_000
 MAX_COMMANDS = 20_000  # a template game that has not ended by then is an error

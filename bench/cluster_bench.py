@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.cluster import start_cluster
 
-from echoridge.rules.commands import StartGame
 from echoridge.store import Head, NewEntry, Storage, genesis
 from echoridge.store.embedded import EmbeddedRedis
+from echoridge_rules.commands import StartGame
 
 ENTRY = NewEntry(0, StartGame(4), ())
 TABLES_AT_ONCE = 20

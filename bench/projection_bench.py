@@ -18,12 +18,12 @@ import json
 import time
 from typing import Any
 
-from echoridge.rules import State, Status, ViewCache
-from echoridge.rules.legal import nothing_to_play
 from echoridge.simulate import game_seed, play_random
 from echoridge.tables.viewers import SPECTATORS, Encoded, viewer_view
 from echoridge_protocol import messages as m
 from echoridge_protocol.delta import diff_sections
+from echoridge_rules import State, Status, ViewCache
+from echoridge_rules.legal import nothing_to_play
 
 SEATS = 4
 

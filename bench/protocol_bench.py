@@ -11,10 +11,10 @@ import json
 import statistics
 import time
 
-from echoridge.rules import SPECTATOR, Seat, view
 from echoridge.simulate import game_seed, play_random
 from echoridge_protocol import codec, diff
 from echoridge_protocol import messages as m
+from echoridge_rules import SPECTATOR, Seat, view
 
 
 def deltas(games: int) -> dict[str, list[m.Delta]]:

@@ -9,8 +9,8 @@ import argparse
 import json
 import time
 
-from echoridge.rules import fold
 from echoridge.simulate import game_seed, play_random, simulate
+from echoridge_rules import fold
 
 
 def bench_simulate(games: int, players: int) -> dict[str, float]:

@@ -38,14 +38,14 @@ from typing import Any
 import redis
 from redis.utils import HIREDIS_AVAILABLE
 
-from echoridge.rules import fold
-from echoridge.rules.serial import digest
 from echoridge.simulate import game_seed, play_random
 from echoridge.store import Appended, NewEntry, Storage, genesis, keys
 from echoridge.store.connection import check_settings, client
 from echoridge.store.embedded import EmbeddedRedis, free_port, redis_binary
 from echoridge.store.entries import decode, version_of
 from echoridge.store.log import _fields
+from echoridge_rules import fold
+from echoridge_rules.serial import digest
 
 PLAYERS = 4
 CONCURRENT_TABLES = 50

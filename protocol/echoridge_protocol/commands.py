@@ -7,7 +7,7 @@ required field must be there (``protocol/missing_field``), no other field may be
 (``protocol/unknown_field``), and each value must be of its kind (``protocol/bad_field``).
 What passes is exactly what the JSON Schema's ``ClientCommand`` accepts; whether the rules allow
 it now is the engine's question (``rules/...`` in a ``result``).  The engine's command records
-(``echoridge.rules.commands``) have the same fields, and a test keeps the two in step.
+(``echoridge_rules.commands``) have the same fields, and a test keeps the two in step.
 """
 
 from __future__ import annotations

@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from echoridge.rules import State, Status, decide, evolve, legal_actions
-from echoridge.rules.commands import Command, StartGame
-from echoridge.rules.events import Event
-from echoridge.rules.legal import nothing_to_play
-from echoridge.rules.rng import Rng
-from echoridge.rules.serial import digest
 from echoridge.transcript import Recorder
 from echoridge_protocol import fairness
+from echoridge_rules import State, Status, decide, evolve, legal_actions
+from echoridge_rules.commands import Command, StartGame
+from echoridge_rules.events import Event
+from echoridge_rules.legal import nothing_to_play
+from echoridge_rules.rng import Rng
+from echoridge_rules.serial import digest
 
 MAX_COMMANDS = 20_000  # a game that has not ended by then counts as failed
 COMPETITIVE, COOPERATIVE = "competitive", "cooperative"

@@ -15,7 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from echoridge.rules import (
+from echoridge_protocol.delta import apply, diff
+from echoridge_protocol.fairness import game_seed, server_seed_commit
+from echoridge_protocol.verify import FORMAT, Report, verify_transcript
+from echoridge_rules import (
     EVERYONE,
     SPECTATOR,
     RuleViolation,
@@ -25,13 +28,10 @@ from echoridge.rules import (
     evolve,
     view,
 )
-from echoridge.rules.commands import Command
-from echoridge.rules.events import Drawn, Event
-from echoridge.rules.rng import Rng
-from echoridge.rules.serial import load, to_plain
-from echoridge_protocol.delta import apply, diff
-from echoridge_protocol.fairness import game_seed, server_seed_commit
-from echoridge_protocol.verify import FORMAT, Report, verify_transcript
+from echoridge_rules.commands import Command
+from echoridge_rules.events import Drawn, Event
+from echoridge_rules.rng import Rng
+from echoridge_rules.serial import load, to_plain
 
 
 @dataclass

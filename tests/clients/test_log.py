@@ -1,6 +1,6 @@
 """The SDK's game log over real server processes: every seat's and spectator's ``log`` is the
 engine's log for that viewer (recomputed here from the finished game's transcript with
-``echoridge.rules.log``), a seat's log holds its own commands' results (private ones whole, the
+``echoridge_rules.log``), a seat's log holds its own commands' results (private ones whole, the
 other seat's redacted), a spectator's log is the public form, and a session that drops and
 resumes keeps its log whole (the missing deltas' entries appended, none lost or doubled)."""
 
@@ -13,18 +13,18 @@ from typing import Any
 
 import pytest
 
-from echoridge.rules import EVERYONE, SPECTATOR, State, decide, evolve
-from echoridge.rules.log import entries_for, told
-from echoridge.rules.model import Status
-from echoridge.rules.rng import Rng
-from echoridge.rules.serial import load
-from echoridge.rules.views import Seat as SeatViewer
-from echoridge.rules.views import Viewer
 from echoridge_client.lobby import Lobby
 from echoridge_client.policies import GreedyPolicy, RandomPolicy
 from echoridge_client.session import Seat, Spectator, TableSession
 from echoridge_protocol import messages as m
 from echoridge_protocol.fairness import game_seed
+from echoridge_rules import EVERYONE, SPECTATOR, State, decide, evolve
+from echoridge_rules.log import entries_for, told
+from echoridge_rules.model import Status
+from echoridge_rules.rng import Rng
+from echoridge_rules.serial import load
+from echoridge_rules.views import Seat as SeatViewer
+from echoridge_rules.views import Viewer
 from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 
 Entry = dict[str, Any]

@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from echoridge.rules import EVERYONE, SPECTATOR
-from echoridge.rules import events as ev
-from echoridge.rules.log import entries_for, told
-from echoridge.rules.model import Status
-from echoridge.rules.serial import tag_of
-from echoridge.rules.views import Seat
 from echoridge.simulate import game_seed, play_random
 from echoridge_client import logtext
 from echoridge_client.logtext import catalog, render, seat_names
+from echoridge_rules import EVERYONE, SPECTATOR
+from echoridge_rules import events as ev
+from echoridge_rules.log import entries_for, told
+from echoridge_rules.model import Status
+from echoridge_rules.serial import tag_of
+from echoridge_rules.views import Seat
 
 CLIENT = Path(logtext.__file__).parent
 NAMES = ["Ada", "Bo (bot)", "Cy", "Di"]
@@ -175,8 +175,8 @@ def test_blocks_read_as_their_names_in_the_city() -> None:
 
 
 def test_no_coordinates_in_any_entry_of_a_game_once_the_city_is_known() -> None:
-    from echoridge.rules import view
     from echoridge_client.logtext import block_names
+    from echoridge_rules import view
 
     seen = 0
     for command, events, state in play_random(3, game_seed(25, 1)):
@@ -190,8 +190,8 @@ def test_no_coordinates_in_any_entry_of_a_game_once_the_city_is_known() -> None:
 
 
 def test_every_unavailable_reason_and_event_has_words() -> None:
-    from echoridge.rules.carddata import EVENTS
     from echoridge_protocol.codes import ALL_CODES
+    from echoridge_rules.carddata import EVENTS
 
     text = catalog()
     assert text.reason("stakeout", "rules/wrong_time_of_day") == "Stakeout is a night action"
@@ -214,7 +214,7 @@ def test_the_log_says_what_the_buttons_say() -> None:
 
 
 def test_each_action_s_time_of_day_is_worded_as_the_rules_say() -> None:
-    from echoridge.rules.data import ACTIONS, Action
+    from echoridge_rules.data import ACTIONS, Action
 
     types = {Action.CALL_FOR_BACKUP: "call_for_backup", Action.CATCH_INFORMANT: "catch_informant",
              Action.CATCH_WITNESS: "catch_witness", Action.SEARCH_SCENE: "search_scene",

@@ -14,13 +14,6 @@ from typing import Any
 
 import pytest
 
-from echoridge.rules import Rng, Seat, State, Status, decide, evolve, view
-from echoridge.rules.actions import ACTION_OF
-from echoridge.rules.carddata import EVENTS, ResolveKind
-from echoridge.rules.commands import StartGame
-from echoridge.rules.coopdata import CLUE_ACTIONS, ROLES, ROLES_BY_COUNT
-from echoridge.rules.data import SUSPECTS, TRAITS, Action, TimeOfDay
-from echoridge.rules.serial import load, record_class
 from echoridge.simulate import acting_seat, game_seed, simulate
 from echoridge_client.botdata import CLUE_ACTIONS as CLIENT_CLUE_ACTIONS
 from echoridge_client.botdata import ROLE_ACTIONS
@@ -36,6 +29,13 @@ from echoridge_client.policies import (
     suspect_trait,
 )
 from echoridge_client.policies import TRAITS as CLIENT_TRAITS
+from echoridge_rules import Rng, Seat, State, Status, decide, evolve, view
+from echoridge_rules.actions import ACTION_OF
+from echoridge_rules.carddata import EVENTS, ResolveKind
+from echoridge_rules.commands import StartGame
+from echoridge_rules.coopdata import CLUE_ACTIONS, ROLES, ROLES_BY_COUNT
+from echoridge_rules.data import SUSPECTS, TRAITS, Action, TimeOfDay
+from echoridge_rules.serial import load, record_class
 
 MAX_COMMANDS = 5_000
 OnChoice = Callable[[int, dict[str, Any], dict[str, Any]], None]

@@ -17,11 +17,6 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Button, DataTable, RadioSet, Static
 
-from echoridge.rules import EVERYONE, SPECTATOR
-from echoridge.rules.log import entries_for, told
-from echoridge.rules.model import Status
-from echoridge.rules.views import Seat as SeatViewer
-from echoridge.rules.views import view as project
 from echoridge.simulate import game_seed, play_random
 from echoridge_client.errors import RevealError
 from echoridge_client.lobby import Lobby
@@ -38,6 +33,11 @@ from echoridge_client.tui.result import summary as result_summary
 from echoridge_client.tui.screens import LobbyScreen
 from echoridge_client.tui.waiting import WaitingScreen
 from echoridge_protocol import messages as m
+from echoridge_rules import EVERYONE, SPECTATOR
+from echoridge_rules.log import entries_for, told
+from echoridge_rules.model import Status
+from echoridge_rules.views import Seat as SeatViewer
+from echoridge_rules.views import view as project
 from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 
 SIZE = (200, 60)

@@ -13,12 +13,6 @@ from typing import Any
 import pytest
 from textual.widgets import Button, DataTable, OptionList, RadioSet
 
-from echoridge.rules import EVERYONE, SPECTATOR
-from echoridge.rules.log import entries_for, told
-from echoridge.rules.model import Status
-from echoridge.rules.views import Seat as SeatViewer
-from echoridge.rules.views import Viewer
-from echoridge.rules.views import view as project
 from echoridge.simulate import game_seed, play_random
 from echoridge_client.lobby import Lobby
 from echoridge_client.logtext import catalog
@@ -31,6 +25,12 @@ from echoridge_client.tui.result import ResultScreen
 from echoridge_client.tui.result import summary as result_summary
 from echoridge_client.tui.screens import LobbyScreen
 from echoridge_client.tui.waiting import WaitingScreen
+from echoridge_rules import EVERYONE, SPECTATOR
+from echoridge_rules.log import entries_for, told
+from echoridge_rules.model import Status
+from echoridge_rules.views import Seat as SeatViewer
+from echoridge_rules.views import Viewer
+from echoridge_rules.views import view as project
 from tests.clients.test_tui import SIZE, plain, text_of, until
 from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 

@@ -21,12 +21,6 @@ from textual.app import App
 from textual.widgets import OptionList, RichLog, Static
 from textual.widgets._footer import FooterKey
 
-from echoridge.rules import State, decide, evolve, legal_actions
-from echoridge.rules.commands import Accuse, StartGame
-from echoridge.rules.data import RULES_VERSION
-from echoridge.rules.rng import Rng
-from echoridge.rules.views import Seat as SeatViewer
-from echoridge.rules.views import view as project
 from echoridge.simulate import acting_seat, game_seed
 from echoridge_client.lobby import Lobby
 from echoridge_client.logtext import block_names, catalog
@@ -42,6 +36,12 @@ from echoridge_client.tui.result import summary
 from echoridge_client.tui.screens import LobbyScreen
 from echoridge_client.tui.team import lead_rule
 from echoridge_client.tui.waiting import WaitingScreen
+from echoridge_rules import State, decide, evolve, legal_actions
+from echoridge_rules.commands import Accuse, StartGame
+from echoridge_rules.data import RULES_VERSION
+from echoridge_rules.rng import Rng
+from echoridge_rules.views import Seat as SeatViewer
+from echoridge_rules.views import view as project
 from tests.clients.test_tui import plain, text_of, until
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, start_server

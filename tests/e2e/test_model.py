@@ -35,11 +35,11 @@ from hypothesis.stateful import (
 )
 from websockets.exceptions import ConnectionClosed
 
-from echoridge.rules import State, evolve
 from echoridge.store import EventStore
 from echoridge.store.connection import client as redis_client
 from echoridge.tables.runner import SPECTATORS, viewer_view
 from echoridge_protocol import messages as m
+from echoridge_rules import State, evolve
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, start_server
 from tests.net.wsclient import Client, Mirror, WsClientError

@@ -18,7 +18,6 @@ import redis.asyncio as aioredis
 from websockets.asyncio.client import connect
 from websockets.typing import Subprotocol
 
-from echoridge.rules import State, evolve
 from echoridge.store import Storage, keys
 from echoridge.store.archive import decompress
 from echoridge.transcript import Recorder, replay
@@ -28,6 +27,7 @@ from echoridge_client.policies import RandomPolicy
 from echoridge_client.session import Seat
 from echoridge_protocol import codec
 from echoridge_protocol import messages as m
+from echoridge_rules import State, evolve
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, start_server
 

@@ -15,11 +15,11 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
-from echoridge.rules import SPECTATOR, Seat, view
 from echoridge.simulate import game_seed, play_random
 from echoridge_protocol import codec, diff
 from echoridge_protocol import messages as m
 from echoridge_protocol.errors import DecodeError
+from echoridge_rules import SPECTATOR, Seat, view
 from tests.net.wsclient import Client, FrameLog, Mirror, MirrorError, Refused, WsClientError
 
 SUBPROTOCOLS = [m.SUBPROTOCOL_MSGPACK, m.SUBPROTOCOL_JSON]

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from echoridge.rules import SPECTATOR, Seat, State, Status, decide, evolve, legal_actions, view
-from echoridge.rules.commands import Command, Drive, StartGame
-from echoridge.rules.data import RULES_VERSION
-from echoridge.rules.events import Event
-from echoridge.rules.log import entries_for, told
 from echoridge.transcript import Recorder
 from echoridge_protocol import diff
+from echoridge_rules import SPECTATOR, Seat, State, Status, decide, evolve, legal_actions, view
+from echoridge_rules.commands import Command, Drive, StartGame
+from echoridge_rules.data import RULES_VERSION
+from echoridge_rules.events import Event
+from echoridge_rules.log import entries_for, told
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SPEC = ROOT / "protocol" / "SPEC.md"

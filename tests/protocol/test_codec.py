@@ -691,9 +691,9 @@ def test_the_protocol_package_never_imports_the_server() -> None:
 def test_real_views_and_deltas_of_a_game_pass_the_codec() -> None:
     """Every view and delta of a random 4-seat game, for a seat and a spectator, in both
     encodings, is within the server-frame limits and comes back unchanged."""
-    from echoridge.rules import SPECTATOR, Seat, view
     from echoridge.simulate import game_seed, play_random
     from echoridge_protocol import diff
+    from echoridge_rules import SPECTATOR, Seat, view
 
     limits = m.Limits(65536, 10, 10, 60)
     previous: dict[str, Any] = {}

@@ -13,9 +13,9 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from echoridge.rules import commands as engine_commands
-from echoridge.rules.serial import load, record_class, tag_of, to_plain
 from echoridge_protocol.commands import CLIENT_COMMANDS, SERVER_COMMANDS, Refusal, check_command
+from echoridge_rules import commands as engine_commands
+from echoridge_rules.serial import load, record_class, tag_of, to_plain
 from tests.protocol.test_codec import COMMAND_MAPS
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -107,9 +107,9 @@ def test_the_codec_and_the_schema_agree_on_near_misses(
 
 
 def test_the_legal_commands_of_real_games_pass_the_codec() -> None:
-    from echoridge.rules import legal_actions
-    from echoridge.rules.legal import seat_controls
     from echoridge.simulate import play_random, table_seeds
+    from echoridge_rules import legal_actions
+    from echoridge_rules.legal import seat_controls
 
     seen: set[str] = set()
     for players, game, mode in ((2, 1, "competitive"), (3, 2, "cooperative"), (1, 3, "solo")):

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from echoridge.rules import SPECTATOR, Seat, view
 from echoridge.simulate import game_seed, play_random
 from echoridge_protocol import DeltaError, ProtocolError, apply, diff
 from echoridge_protocol.codes import ALL_CODES
+from echoridge_rules import SPECTATOR, Seat, view
 
 # --- helpers ------------------------------------------------------------------------------------
 

@@ -19,16 +19,16 @@ from typing import Any
 import jsonschema
 import pytest
 
-from echoridge.rules import SPECTATOR, State, Status, ViewCache, view
-from echoridge.rules import events as ev
-from echoridge.rules.log import entries_for, told
-from echoridge.rules.model import ClueKind
 from echoridge.simulate import play_random, table_seeds
 from echoridge.tables.viewers import SPECTATORS, log_viewer, viewer_view
 from echoridge.transcript import Recorder
 from echoridge_protocol import codec, diff
 from echoridge_protocol import messages as m
 from echoridge_protocol import schema as gen
+from echoridge_rules import SPECTATOR, State, Status, ViewCache, view
+from echoridge_rules import events as ev
+from echoridge_rules.log import entries_for, told
+from echoridge_rules.model import ClueKind
 from tests.schemacheck import checker
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -278,7 +278,7 @@ def _schema_kinds() -> set[str]:
 def test_every_event_of_the_engine_has_a_log_kind() -> None:
     import typing
 
-    from echoridge.rules.serial import tag_of
+    from echoridge_rules.serial import tag_of
 
     tags = {tag_of(cls.__new__(cls)) for cls in typing.get_args(ev.Event)}
     assert _schema_kinds() == (tags - {"continued"}) | {"timed_out"}

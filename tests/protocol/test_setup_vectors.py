@@ -277,9 +277,9 @@ def test_the_game_seed_vector() -> None:
 def _engine_start(
     seed: bytes, table: str, players: int, coop: bool = False
 ) -> tuple[Any, list[Any], list[Any]]:
-    from echoridge.rules import Rng, State, decide
-    from echoridge.rules.commands import StartGame
-    from echoridge.rules.events import Drawn, GameStarted, MobsterPlaced
+    from echoridge_rules import Rng, State, decide
+    from echoridge_rules.commands import StartGame
+    from echoridge_rules.events import Drawn, GameStarted, MobsterPlaced
 
     start = StartGame(players, mode="cooperative" if coop else "")
     events = decide(State(), start, Rng(seed, table))
@@ -331,6 +331,6 @@ def _value(label: str, setup: dict[str, Any]) -> str:
             return "success" if value == 1 else "failure"
         return str(value)
     assert kind == "trait"  # the traits come from the suspect cards (rules data), not draws
-    from echoridge.rules.data import SUSPECTS, Evidence
+    from echoridge_rules.data import SUSPECTS, Evidence
 
     return str(SUSPECTS[setup["murderer"]].trait(Evidence(rest)))

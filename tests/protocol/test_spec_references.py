@@ -110,7 +110,7 @@ def test_the_checks_catch_what_they_are_for() -> None:
     for bad in (
         "the rules (rules.md) decide",
         "see docs/rulings.md 42",
-        "in `server/echoridge/rules/views.py`",
+        "in `engine/echoridge_rules/views.py`",
         "`tests/golden`",
         "`echoridge_protocol.delta`",
         "the schema, `protocol/schema/echoridge.v2.schema.json`",

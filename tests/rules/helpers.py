@@ -10,16 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from echoridge.rules import Rng, State, decide, evolve, fold
-from echoridge.rules import commands as c
-from echoridge.rules.board import index
-from echoridge.rules.carddata import ABILITIES, TimeWaivers
-from echoridge.rules.context import Ctx
-from echoridge.rules.data import COLORS, RULES_VERSION, Color
-from echoridge.rules.engine import run
-from echoridge.rules.events import Continued, Event
-from echoridge.rules.flow import next_turn
-from echoridge.rules.model import ActiveEvent, ClueKind, ClueToken
+from echoridge_rules import Rng, State, decide, evolve, fold
+from echoridge_rules import commands as c
+from echoridge_rules.board import index
+from echoridge_rules.carddata import ABILITIES, TimeWaivers
+from echoridge_rules.context import Ctx
+from echoridge_rules.data import COLORS, RULES_VERSION, Color
+from echoridge_rules.engine import run
+from echoridge_rules.events import Continued, Event
+from echoridge_rules.flow import next_turn
+from echoridge_rules.model import ActiveEvent, ClueKind, ClueToken
 
 SEED = b"\x07" * 32
 

@@ -14,18 +14,18 @@ from typing import Any, TypeVar
 
 import pytest
 
-from echoridge.rules import RuleViolation, State, Status, evolve
-from echoridge.rules import commands as c
-from echoridge.rules.board import index
-from echoridge.rules.data import Color, Evidence
-from echoridge.rules.decisions import (
+from echoridge_rules import RuleViolation, State, Status, evolve
+from echoridge_rules import commands as c
+from echoridge_rules.board import index
+from echoridge_rules.data import Color, Evidence
+from echoridge_rules.decisions import (
     ChooseAccusation,
     ChooseGain,
     ChooseInterrogate,
     ChooseRest,
     ChooseSlot,
 )
-from echoridge.rules.events import (
+from echoridge_rules.events import (
     ActionTaken,
     BackupCalled,
     BadgeRaised,
@@ -54,8 +54,8 @@ from echoridge.rules.events import (
     TraitLearned,
     TurnBegan,
 )
-from echoridge.rules.model import ClueKind, ClueToken, Phase, Place
-from echoridge.rules.views import SPECTATOR, Seat, view
+from echoridge_rules.model import ClueKind, ClueToken, Phase, Place
+from echoridge_rules.views import SPECTATOR, Seat, view
 
 from .helpers import CARD_WINDOWS, die, given, player, turn_of, when, with_event
 

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from echoridge.rules import SPECTATOR, Rng, RuleViolation, Seat, State, decide, legal_actions, view
-from echoridge.rules import commands as c
-from echoridge.rules.context import Ctx
-from echoridge.rules.coopdata import ROLES
-from echoridge.rules.data import SUSPECTS, Color, Evidence
-from echoridge.rules.decisions import ChooseAccusation, ChooseDiscard, ChooseRest
-from echoridge.rules.engine import run
-from echoridge.rules.events import (
+from echoridge_rules import SPECTATOR, Rng, RuleViolation, Seat, State, decide, legal_actions, view
+from echoridge_rules import commands as c
+from echoridge_rules.context import Ctx
+from echoridge_rules.coopdata import ROLES
+from echoridge_rules.data import SUSPECTS, Color, Evidence
+from echoridge_rules.decisions import ChooseAccusation, ChooseDiscard, ChooseRest
+from echoridge_rules.engine import run
+from echoridge_rules.events import (
     Event,
     GameEnded,
     MarkerMoved,
@@ -30,10 +30,10 @@ from echoridge.rules.events import (
     SuspectRemoved,
     TrackersPushed,
 )
-from echoridge.rules.flow import next_turn
-from echoridge.rules.log import entries_for, told
-from echoridge.rules.model import Status
-from echoridge.rules.proofs import token_label
+from echoridge_rules.flow import next_turn
+from echoridge_rules.log import entries_for, told
+from echoridge_rules.model import Status
+from echoridge_rules.proofs import token_label
 from tests.rules.helpers import (
     SEED,
     die,
@@ -335,7 +335,7 @@ def test_sharing() -> None:
 
 
 def _mat_searches(seat: int) -> list[Any]:
-    from echoridge.rules.model import ClueKind, ClueToken, Place
+    from echoridge_rules.model import ClueKind, ClueToken, Place
     return [ClueToken((1, 1), ClueKind.SEARCH, 1, Place.MAT, seat),
             ClueToken((1, 2), ClueKind.SEARCH, 1, Place.MAT, seat)]
 

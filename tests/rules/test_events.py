@@ -14,12 +14,12 @@ from typing import Any, TypeVar
 
 import pytest
 
-from echoridge.rules import State, decide, evolve
-from echoridge.rules import commands as c
-from echoridge.rules import tasks as t
-from echoridge.rules.context import Ctx
-from echoridge.rules.data import Color, Evidence
-from echoridge.rules.decisions import (
+from echoridge_rules import State, decide, evolve
+from echoridge_rules import commands as c
+from echoridge_rules import tasks as t
+from echoridge_rules.context import Ctx
+from echoridge_rules.data import Color, Evidence
+from echoridge_rules.decisions import (
     ChooseDiscard,
     ChooseGain,
     ChooseInterrogate,
@@ -27,9 +27,9 @@ from echoridge.rules.decisions import (
     ChoosePoolCard,
     ChooseTrait,
 )
-from echoridge.rules.engine import run
-from echoridge.rules.errors import RuleViolation
-from echoridge.rules.events import (
+from echoridge_rules.engine import run
+from echoridge_rules.errors import RuleViolation
+from echoridge_rules.events import (
     ActionTaken,
     BadgeRaised,
     CardMobsterAdded,
@@ -63,7 +63,7 @@ from echoridge.rules.events import (
     TraitLearned,
     TurnBegan,
 )
-from echoridge.rules.model import Phase
+from echoridge_rules.model import Phase
 
 from .helpers import (
     Scripted,
@@ -1707,7 +1707,7 @@ def test_a_drive_with_surcharges_must_leave_one_hour() -> None:
 
 
 def test_penalty_discard_appears_in_no_view() -> None:
-    from echoridge.rules import SPECTATOR, Seat, view
+    from echoridge_rules import SPECTATOR, Seat, view
 
     s = turn_of(given(players=2, spaces={0: 10, 1: 12}), 0)
     card = s.suspect_deck[0]

@@ -3,9 +3,9 @@ seats, with what the others may know of them; hidden ones nobody until the end."
 
 from __future__ import annotations
 
-from echoridge.rules import EVERYONE, SPECTATOR, Rng, Seat, State, decide, fold
-from echoridge.rules import commands as c
-from echoridge.rules.log import entries_for, told
+from echoridge_rules import EVERYONE, SPECTATOR, Rng, Seat, State, decide, fold
+from echoridge_rules import commands as c
+from echoridge_rules.log import entries_for, told
 from tests.rules.helpers import SEED, die, given, turn_of, when
 
 REPRIEVE = [die(6), die(6)]  # a Mobster Roll that places nothing
@@ -58,7 +58,7 @@ def test_the_mobster_roll_dice_are_public() -> None:
 
 def test_a_drawn_suspect_is_told_to_its_drawer_alone() -> None:
     state = fold(decide(State(), c.StartGame(2), Rng(SEED, "test")))
-    from echoridge.rules.events import SuspectDrawn
+    from echoridge_rules.events import SuspectDrawn
 
     t = told(state, None, [SuspectDrawn(1, "S05")])
     assert entries_for(t, Seat(1)) == [{"kind": "suspect_drawn", "seat": 1, "card": "S05",

@@ -12,13 +12,13 @@ from typing import Any
 
 from hypothesis import given
 
-from echoridge.rules import SPECTATOR, Seat, State, Status, evolve, view
-from echoridge.rules import events as ev
-from echoridge.rules.carddata import FORCE_DECK
-from echoridge.rules.data import EVIDENCE_ORDER, SUSPECT_IDS
-from echoridge.rules.log import entries_for, told
 from echoridge_protocol import codec, diff
 from echoridge_protocol import messages as m
+from echoridge_rules import SPECTATOR, Seat, State, Status, evolve, view
+from echoridge_rules import events as ev
+from echoridge_rules.carddata import FORCE_DECK
+from echoridge_rules.data import EVIDENCE_ORDER, SUSPECT_IDS
+from echoridge_rules.log import entries_for, told
 from tests.rules.test_properties import (
     _trait_key,
     game_params,
@@ -194,9 +194,9 @@ def test_every_look_slot_is_revealed_after_the_game_and_matches_its_commitment(
 ) -> None:
     """SPEC.md §9.3: ``secrets.look_proofs`` opens every slot a picker was shown a commitment
     of (``you.decision.commitments``), and nothing else."""
-    from echoridge.rules import EVERYONE
-    from echoridge.rules.decisions import ChooseSlot
     from echoridge_protocol.fairness import commit
+    from echoridge_rules import EVERYONE
+    from echoridge_rules.decisions import ChooseSlot
 
     game = play_game(*params)
     shown: dict[str, bytes] = {}

@@ -4,14 +4,14 @@ the engine would refuse it."""
 
 from __future__ import annotations
 
-from echoridge.rules import Rng, Seat, State, decide, view
-from echoridge.rules import commands as c
-from echoridge.rules import events as ev
-from echoridge.rules.errors import RuleViolation
-from echoridge.rules.legal import ACTION_TYPES, legal_actions, options
-from echoridge.rules.model import Phase
-from echoridge.rules.serial import tag_of
 from echoridge.simulate import game_seed, play_random
+from echoridge_rules import Rng, Seat, State, decide, view
+from echoridge_rules import commands as c
+from echoridge_rules import events as ev
+from echoridge_rules.errors import RuleViolation
+from echoridge_rules.legal import ACTION_TYPES, legal_actions, options
+from echoridge_rules.model import Phase
+from echoridge_rules.serial import tag_of
 from tests.rules.helpers import given, turn_of
 
 SIMPLEST = {  # the first candidate of each action: its lowest risk, no Night Shift
@@ -100,8 +100,8 @@ def test_a_stakeout_by_day_says_it_is_a_night_action() -> None:
 
 def checked_one_by_one(state: State, seat: int) -> tuple[list[c.Command], dict[str, list[str]]]:
     """``options`` without its shortcut: every candidate checked, each refusal's codes kept."""
-    from echoridge.rules import legal
-    from echoridge.rules.engine import check
+    from echoridge_rules import legal
+    from echoridge_rules.engine import check
 
     accepted: list[c.Command] = []
     refused: dict[str, list[str]] = {}
@@ -121,7 +121,7 @@ def test_options_skips_no_risk_that_a_check_would_accept() -> None:
     """A risk action refused at its lowest risk by a rule checked before the risk is not
     checked at its other risks (legal._RISKY): the commands and the first refusal of each
     action are those of checking every candidate, in co-op and competitive games alike."""
-    from echoridge.rules.legal import _VAGUE, _options
+    from echoridge_rules.legal import _VAGUE, _options
 
     seen = 0
     for mode, players in (("competitive", 3), ("cooperative", 2), ("competitive", 4)):

@@ -26,7 +26,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as HPhase
 from hypothesis import strategies as st
 
-from echoridge.rules import (
+from echoridge.simulate import acting_seat
+from echoridge_protocol.fairness import commit
+from echoridge_rules import (
     EVERYONE,
     SPECTATOR,
     Rng,
@@ -41,10 +43,10 @@ from echoridge.rules import (
     legal_actions,
     view,
 )
-from echoridge.rules import commands as c
-from echoridge.rules import events as ev
-from echoridge.rules.board import BLOCKS, NEIGHBOURS, index
-from echoridge.rules.carddata import (
+from echoridge_rules import commands as c
+from echoridge_rules import events as ev
+from echoridge_rules.board import BLOCKS, NEIGHBOURS, index
+from echoridge_rules.carddata import (
     ABILITIES,
     EVENT_IDS,
     EVENTS,
@@ -58,8 +60,8 @@ from echoridge.rules.carddata import (
     SurchargeRow,
     SurchargeToken,
 )
-from echoridge.rules.coopdata import Mode
-from echoridge.rules.data import (
+from echoridge_rules.coopdata import Mode
+from echoridge_rules.data import (
     BADGE_MAX,
     COLORS,
     DAY_SPACES,
@@ -76,13 +78,11 @@ from echoridge.rules.data import (
     SUSPECTS,
     TRAITS,
 )
-from echoridge.rules.decisions import ChooseAccusation, ChooseSlot
-from echoridge.rules.engine import check
-from echoridge.rules.legal import seat_controls
-from echoridge.rules.model import ClueKind, Phase, Place
-from echoridge.rules.serial import digest, from_plain, load, to_plain
-from echoridge.simulate import acting_seat
-from echoridge_protocol.fairness import commit
+from echoridge_rules.decisions import ChooseAccusation, ChooseSlot
+from echoridge_rules.engine import check
+from echoridge_rules.legal import seat_controls
+from echoridge_rules.model import ClueKind, Phase, Place
+from echoridge_rules.serial import digest, from_plain, load, to_plain
 
 # --- oracles: small independent readings of the rules -----------------------------------------
 

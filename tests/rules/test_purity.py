@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 import pathlib
 
-import echoridge.rules
+import echoridge_rules
 
 FORBIDDEN = {"asyncio", "websockets", "redis", "structlog", "time", "random", "os", "socket"}
-RULES = pathlib.Path(echoridge.rules.__file__).parent
+RULES = pathlib.Path(echoridge_rules.__file__).parent
 
 
 def imported_modules(path: pathlib.Path) -> set[str]:

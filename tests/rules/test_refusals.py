@@ -16,12 +16,13 @@ from dataclasses import fields, replace
 
 import pytest
 
-from echoridge.rules import RuleViolation, State, decide, legal_actions
-from echoridge.rules import commands as c
-from echoridge.rules.board import Block
-from echoridge.rules.carddata import FORCE_CARDS
-from echoridge.rules.data import EVENT_LINES, SUSPECTS, Color, Evidence
-from echoridge.rules.decisions import (
+from echoridge_protocol.codes import RULE_CODES
+from echoridge_rules import RuleViolation, State, decide, legal_actions
+from echoridge_rules import commands as c
+from echoridge_rules.board import Block
+from echoridge_rules.carddata import FORCE_CARDS
+from echoridge_rules.data import EVENT_LINES, SUSPECTS, Color, Evidence
+from echoridge_rules.decisions import (
     ChooseAccusation,
     ChooseDiscard,
     ChooseGain,
@@ -32,9 +33,8 @@ from echoridge.rules.decisions import (
     ChooseSlot,
     ChooseTrait,
 )
-from echoridge.rules.model import ClueKind, ClueToken, Phase, Place, Status
-from echoridge.rules.serial import digest
-from echoridge_protocol.codes import RULE_CODES
+from echoridge_rules.model import ClueKind, ClueToken, Phase, Place, Status
+from echoridge_rules.serial import digest
 from tests.rules.helpers import (
     CARD_WINDOWS,
     Scripted,

@@ -7,18 +7,18 @@ from dataclasses import replace
 
 import pytest
 
-from echoridge.rules import Rng, RuleViolation, State, Status, decide, evolve, fold
-from echoridge.rules import commands as c
-from echoridge.rules.context import Ctx
-from echoridge.rules.data import RULES_VERSION
-from echoridge.rules.engine import run
-from echoridge.rules.flow import next_turn
-from echoridge.rules.legal import legal_actions, seat_controls
-from echoridge.rules.log import entries_for, told
-from echoridge.rules.seat_events import SeatHandedOver, TimeExtended, TurnTimedOut
-from echoridge.rules.seats import played_by_server
-from echoridge.rules.viewcache import ViewCache
-from echoridge.rules.views import Seat, Spectator, view
+from echoridge_rules import Rng, RuleViolation, State, Status, decide, evolve, fold
+from echoridge_rules import commands as c
+from echoridge_rules.context import Ctx
+from echoridge_rules.data import RULES_VERSION
+from echoridge_rules.engine import run
+from echoridge_rules.flow import next_turn
+from echoridge_rules.legal import legal_actions, seat_controls
+from echoridge_rules.log import entries_for, told
+from echoridge_rules.seat_events import SeatHandedOver, TimeExtended, TurnTimedOut
+from echoridge_rules.seats import played_by_server
+from echoridge_rules.viewcache import ViewCache
+from echoridge_rules.views import Seat, Spectator, view
 
 RNG = Rng(b"\x09" * 32, "seats")
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import msgpack
 
-from echoridge.rules import Rng, State, decide, fold
-from echoridge.rules import commands as c
-from echoridge.rules.compact import pack, unpack
-from echoridge.rules.data import RECORDED_RULES, RULES_VERSION
-from echoridge.rules.events import GameStarted
-from echoridge.rules.serial import load, to_plain
 from echoridge.store.entries import NewEntry, chain, decode, encode, genesis
+from echoridge_rules import Rng, State, decide, fold
+from echoridge_rules import commands as c
+from echoridge_rules.compact import pack, unpack
+from echoridge_rules.data import RECORDED_RULES, RULES_VERSION
+from echoridge_rules.events import GameStarted
+from echoridge_rules.serial import load, to_plain
 
 RNG = Rng(b"\x0b" * 32, "versions")
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from echoridge.rules import EVERYONE, SPECTATOR, Seat, Status, ViewCache, view
-from echoridge.rules.views import Viewer
 from echoridge.simulate import game_seed, play_random
 from echoridge_protocol.delta import diff, diff_sections
+from echoridge_rules import EVERYONE, SPECTATOR, Seat, Status, ViewCache, view
+from echoridge_rules.views import Viewer
 
 
 def viewers(players: int) -> list[Viewer]:

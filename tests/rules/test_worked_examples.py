@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from echoridge.rules import Rng, RuleViolation, Seat, State, Status, decide, legal_actions, view
-from echoridge.rules import commands as c
-from echoridge.rules.board import index
-from echoridge.rules.data import EVENT_LINES, SUSPECTS, Color, Evidence
-from echoridge.rules.decisions import (
+from echoridge_rules import Rng, RuleViolation, Seat, State, Status, decide, legal_actions, view
+from echoridge_rules import commands as c
+from echoridge_rules.board import index
+from echoridge_rules.data import EVENT_LINES, SUSPECTS, Color, Evidence
+from echoridge_rules.decisions import (
     ChooseAccusation,
     ChooseDiscard,
     ChooseGain,
@@ -31,7 +31,7 @@ from echoridge.rules.decisions import (
     ChoosePoolCard,
     ChooseSlot,
 )
-from echoridge.rules.events import (
+from echoridge_rules.events import (
     BackupCalled,
     CityTokensRemoved,
     Drawn,
@@ -59,8 +59,8 @@ from echoridge.rules.events import (
     TrackersPushed,
     TurnBegan,
 )
-from echoridge.rules.model import ClueKind, ClueToken, Phase, Place
-from echoridge.rules.queries import clues, event_token_blocks
+from echoridge_rules.model import ClueKind, ClueToken, Phase, Place
+from echoridge_rules.queries import clues, event_token_blocks
 
 from .helpers import (
     SEED,

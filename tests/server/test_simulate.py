@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from echoridge.cli import main
-from echoridge.rules.commands import StartGame
 from echoridge.simulate import simulate, start_command
 from echoridge.transcript import replay
 from echoridge_protocol.verify import verify_transcript
+from echoridge_rules.commands import StartGame
 
 
 def run_cli(*args: str, hashseed: str = "0") -> subprocess.CompletedProcess[str]:

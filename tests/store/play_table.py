@@ -4,7 +4,7 @@ random legal commands into it, print one JSON line, then wait to be killed.
     python tests/store/play_table.py DATA_DIR [--commands 50] [--table ID] [--linger SECONDS]
 
 The line is ``{"table", "version", "hash", "digest", "redis_pid", "url"}``: the table id, the log's
-version and chain hash (hex) after the last append, ``echoridge.rules.serial.digest`` of the state
+version and chain hash (hex) after the last append, ``echoridge_rules.serial.digest`` of the state
 and the embedded redis-server's pid.  After ``--linger`` seconds (a safety net for when nobody
 kills it) the script stops its Redis and exits 0.
 
@@ -21,13 +21,13 @@ import sys
 import uuid
 from collections.abc import Iterator
 
-from echoridge.rules import State
-from echoridge.rules.commands import Command
-from echoridge.rules.events import Event
-from echoridge.rules.serial import digest
 from echoridge.simulate import acting_seat, play_random
 from echoridge.store import Appended, Head, NewEntry, Storage, genesis
 from echoridge.store.embedded import EmbeddedRedis
+from echoridge_rules import State
+from echoridge_rules.commands import Command
+from echoridge_rules.events import Event
+from echoridge_rules.serial import digest
 
 PLAYERS = 4
 

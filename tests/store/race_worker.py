@@ -12,10 +12,10 @@ import asyncio
 import json
 import sys
 
-from echoridge.rules import RuleViolation, decide, evolve, legal_actions
-from echoridge.rules.rng import Rng
 from echoridge.simulate import acting_seat
 from echoridge.store import Appended, Conflict, Duplicate, NewEntry, Storage
+from echoridge_rules import RuleViolation, decide, evolve, legal_actions
+from echoridge_rules.rng import Rng
 
 SEED = b"\x05" * 32
 

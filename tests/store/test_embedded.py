@@ -30,7 +30,6 @@ from typing import Any
 import pytest
 import redis
 
-from echoridge.rules.serial import digest
 from echoridge.store import (
     Appended,
     DataDirLocked,
@@ -40,6 +39,7 @@ from echoridge.store import (
     StoreUnavailable,
 )
 from echoridge.store.embedded import SOCKET_PATH_MAX, EmbeddedRedis, redis_binary
+from echoridge_rules.serial import digest
 from tests.store import play_table
 from tests.store.conftest import RedisServer
 

@@ -6,7 +6,6 @@ import asyncio
 
 import pytest
 
-from echoridge.rules.commands import StartGame
 from echoridge.store import (
     Appended,
     Entry,
@@ -17,6 +16,7 @@ from echoridge.store import (
     genesis,
     keys,
 )
+from echoridge_rules.commands import StartGame
 
 from .conftest import RedisServer, make_table
 

@@ -8,10 +8,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from echoridge.rules import State
-from echoridge.rules.commands import Command, StartGame
-from echoridge.rules.events import Event
-from echoridge.rules.serial import digest
 from echoridge.simulate import game_seed, play_random
 from echoridge.store import (
     Appended,
@@ -28,6 +24,10 @@ from echoridge.store import (
 )
 from echoridge.store.connection import client
 from echoridge.store.embedded import free_port
+from echoridge_rules import State
+from echoridge_rules.commands import Command, StartGame
+from echoridge_rules.events import Event
+from echoridge_rules.serial import digest
 
 from .conftest import RedisServer, make_table
 

@@ -9,10 +9,10 @@ import sys
 import time
 from pathlib import Path
 
-from echoridge.rules import State, decide, evolve
-from echoridge.rules.commands import StartGame
-from echoridge.rules.rng import Rng
 from echoridge.store import Appended, NewEntry, Storage, genesis
+from echoridge_rules import State, decide, evolve
+from echoridge_rules.commands import StartGame
+from echoridge_rules.rng import Rng
 
 from .conftest import RedisServer, make_table
 

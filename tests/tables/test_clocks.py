@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from echoridge.rules import Rng, State, decide, evolve, fold
-from echoridge.rules import commands as c
-from echoridge.rules.decisions import ChooseGain
 from echoridge.tables.clocks import ClockSettings, Timing, from_meta, settings
 from echoridge.tables.errors import TableError
 from echoridge_protocol import messages as m
+from echoridge_rules import Rng, State, decide, evolve, fold
+from echoridge_rules import commands as c
+from echoridge_rules.decisions import ChooseGain
 
 RNG = Rng(b"\x05" * 32, "timing")
 T0 = 1_767_225_600_000  # ms: the entries' times

@@ -10,8 +10,6 @@ from typing import Any
 
 import pytest
 
-from echoridge.rules import ViewCache
-from echoridge.rules.log import entries_for, told
 from echoridge.simulate import COOPERATIVE, play_random, table_seeds
 from echoridge.tables import replays
 from echoridge.tables.errors import TableError
@@ -20,6 +18,8 @@ from echoridge.transcript import Recorder
 from echoridge_client.replay import ReplayError, check_against_transcript
 from echoridge_protocol import apply
 from echoridge_protocol import messages as m
+from echoridge_rules import ViewCache
+from echoridge_rules.log import entries_for, told
 
 
 def played(players: int, game: int, mode: str = "competitive") -> tuple[dict[str, Any], Any]:
@@ -29,7 +29,7 @@ def played(players: int, game: int, mode: str = "competitive") -> tuple[dict[str
     keys = [*range(players), SPECTATORS]
     caches = {k: ViewCache() for k in keys}
     sent: dict[Any, list[tuple[dict[str, Any], tuple[Any, ...]]]] = {k: [] for k in keys}
-    from echoridge.rules import State
+    from echoridge_rules import State
 
     for k in keys:
         sent[k].append((viewer_view(State(), k, caches[k]), ()))

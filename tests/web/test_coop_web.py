@@ -26,13 +26,13 @@ pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright
 
 from playwright.sync_api import expect
 
-from echoridge.rules import EVERYONE, SPECTATOR
-from echoridge.rules.coopdata import ROLES
-from echoridge.rules.log import entries_for, told
-from echoridge.rules.model import Status
-from echoridge.rules.views import Seat
 from echoridge.simulate import game_seed, play_random
 from echoridge_client.logtext import block_names
+from echoridge_rules import EVERYONE, SPECTATOR
+from echoridge_rules.coopdata import ROLES
+from echoridge_rules.log import entries_for, told
+from echoridge_rules.model import Status
+from echoridge_rules.views import Seat
 from tests.e2e.conftest import ServerProcess
 from tests.e2e.test_game import frames_before_the_end
 from tests.web.a11y import assert_accessible

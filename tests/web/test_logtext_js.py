@@ -8,11 +8,11 @@ import json
 import re
 from typing import Any
 
-from echoridge.rules import EVERYONE, SPECTATOR, view
-from echoridge.rules.carddata import EVENTS
-from echoridge.rules.log import entries_for, told
 from echoridge.simulate import game_seed, play_random
 from echoridge_client.logtext import block_names, catalog, render
+from echoridge_rules import EVERYONE, SPECTATOR, view
+from echoridge_rules.carddata import EVENTS
+from echoridge_rules.log import entries_for, told
 from tests.e2e.conftest import ServerProcess
 from tests.web.conftest import base_url
 

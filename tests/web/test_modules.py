@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from echoridge.rules import SPECTATOR, Seat, view
 from echoridge.simulate import play_random, table_seeds
 from echoridge.transcript import Recorder
 from echoridge_protocol import fairness
 from echoridge_protocol.delta import DeltaError, apply, diff
+from echoridge_rules import SPECTATOR, Seat, view
 from tests.conftest import RedisServer
 from tests.e2e.conftest import start_server
 from tests.protocol.test_delta import BAD_DELTAS, VIEW

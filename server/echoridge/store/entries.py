@@ -1,7 +1,7 @@
 """Log entries: their byte form in the stream, and the hash chain over them.
 
 A stream entry has three fields: ``c`` = msgpack ``[seat, command_id, command]``, ``e`` = msgpack
-``[event, ...]`` (records in the compact form of ``echoridge.rules.compact``) and ``h``, the chain
+``[event, ...]`` (records in the compact form of ``echoridge_rules.compact``) and ``h``, the chain
 hash ``h(n) = SHA-256(h(n-1) || c || e)`` with ``h(0) = SHA-256("echoridge.log.v1" || table)``;
 and ``t``, when it was appended (the Redis server's clock, ms since the Unix epoch; absent in
 entries written before clocks existed).  ``t`` is outside the chain: it is no part of the game,
@@ -18,9 +18,9 @@ from typing import Any
 
 import msgpack
 
-from echoridge.rules.commands import Command
-from echoridge.rules.compact import pack, unpack
-from echoridge.rules.events import Event
+from echoridge_rules.commands import Command
+from echoridge_rules.compact import pack, unpack
+from echoridge_rules.events import Event
 
 CHAIN_DOMAIN = b"echoridge.log.v1"
 

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from echoridge.rules import State, evolve
 from echoridge.store import keys
 from echoridge.store.connection import Redis, Scripts, redis_errors
 from echoridge.store.connection import text as _text
@@ -21,6 +20,7 @@ from echoridge.store.entries import (
     version_of,
 )
 from echoridge.store.errors import StoreUnavailable, TableDamaged, TableNotFound
+from echoridge_rules import State, evolve
 
 PAGE = 1000  # entries per XRANGE round trip while loading
 ACK_TIMEOUT_MS = 1000  # how long an append waits for its replicas (--replica-acks)

@@ -22,12 +22,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from echoridge.logs import get_logger
-from echoridge.rules import State, Status
-from echoridge.rules.events import TurnBegan
 from echoridge.store.entries import Entry
 from echoridge.tables.errors import TableError
 from echoridge.tables.polling import Sweep
 from echoridge_protocol import messages as m
+from echoridge_rules import State, Status
+from echoridge_rules.events import TurnBegan
 
 POLL_SECONDS = 5.0
 BATCH = 64  # games released (or dropped) per poll, at most

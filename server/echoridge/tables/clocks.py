@@ -29,10 +29,10 @@ import time as wall_clock
 from dataclasses import asdict, dataclass, replace
 from typing import Any, cast
 
-from echoridge.rules import State, Status
-from echoridge.rules.seats import played_by_server
 from echoridge.tables.errors import TableError
 from echoridge_protocol import messages as m
+from echoridge_rules import State, Status
+from echoridge_rules.seats import played_by_server
 
 DAY = 86400
 

@@ -22,15 +22,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from echoridge.rules import EVERYONE, RuleViolation, State, ViewCache, decide, evolve, view
-from echoridge.rules.log import Entry, Told, entries_for, told
-from echoridge.rules.rng import Rng
-from echoridge.rules.serial import load
 from echoridge.tables.errors import TableError
 from echoridge.tables.viewers import SPECTATORS, log_viewer, viewer_view
 from echoridge_protocol import diff
 from echoridge_protocol import messages as m
 from echoridge_protocol.fairness import game_seed
+from echoridge_rules import EVERYONE, RuleViolation, State, ViewCache, decide, evolve, view
+from echoridge_rules.log import Entry, Told, entries_for, told
+from echoridge_rules.rng import Rng
+from echoridge_rules.serial import load
 
 KEPT = 8  # games whose states a node keeps for the next pages
 PAGE = 100  # versions in a page when the request names no limit

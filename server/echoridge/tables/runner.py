@@ -19,14 +19,6 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from echoridge.rules import RuleViolation, State, Status, ViewCache, decide, evolve
-from echoridge.rules.commands import Command, SeatCommand, ServerCommand, StartGame, VoteHandover
-from echoridge.rules.data import RULES_VERSION
-from echoridge.rules.events import Event
-from echoridge.rules.log import Told, told
-from echoridge.rules.rng import Rng
-from echoridge.rules.seats import played_by_server
-from echoridge.rules.serial import load
 from echoridge.store import (
     Appended,
     Conflict,
@@ -56,6 +48,14 @@ from echoridge.tables.viewers import (
 )
 from echoridge.tasks import cancel_and_wait
 from echoridge_protocol.fairness import game_seed
+from echoridge_rules import RuleViolation, State, Status, ViewCache, decide, evolve
+from echoridge_rules.commands import Command, SeatCommand, ServerCommand, StartGame, VoteHandover
+from echoridge_rules.data import RULES_VERSION
+from echoridge_rules.events import Event
+from echoridge_rules.log import Told, told
+from echoridge_rules.rng import Rng
+from echoridge_rules.seats import played_by_server
+from echoridge_rules.serial import load
 
 __all__ = ["SPECTATORS", "MakeWelcome", "Outcome", "Sink", "TableRunner", "viewer_view"]
 

@@ -26,29 +26,29 @@ import random
 import time
 from typing import TYPE_CHECKING, Any
 
-from echoridge.rules import RuleViolation, State, Status, decide
-from echoridge.rules.commands import ApplyDefault, HandOver, Proceed, TakeBack, TimeOut
-from echoridge.rules.legal import legal_actions, nothing_to_play
-from echoridge.rules.seats import played_by_server
-from echoridge.rules.serial import load, to_plain
 from echoridge.store import StoreError
 from echoridge.tables.clocks import Timing, waiting_on
 from echoridge.tables.errors import TableError
 from echoridge.tables.notices import REMINDER_MS, Notice
 from echoridge.tables.viewers import SPECTATORS, Sink, viewer_view
 from echoridge_protocol import messages as m
+from echoridge_rules import RuleViolation, State, Status, decide
+from echoridge_rules.commands import ApplyDefault, HandOver, Proceed, TakeBack, TimeOut
+from echoridge_rules.legal import legal_actions, nothing_to_play
+from echoridge_rules.seats import played_by_server
+from echoridge_rules.serial import load, to_plain
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from echoridge.rules import ViewCache
-    from echoridge.rules.commands import Command
-    from echoridge.rules.events import Event
-    from echoridge.rules.rng import Rng
     from echoridge.tables.clocknews import ClockNews
     from echoridge.tables.presence import TablePresence
     from echoridge.tables.runner import Outcome
     from echoridge.tables.viewers import Group
+    from echoridge_rules import ViewCache
+    from echoridge_rules.commands import Command
+    from echoridge_rules.events import Event
+    from echoridge_rules.rng import Rng
 
 TAKEOVER_BOT = "greedy"  # the policy that plays a person's seat for them (house rule)
 TAKEN_BACK_ON_RETURN = ("away", "strikes", "vote")  # not "self": its player asked

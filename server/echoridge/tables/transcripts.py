@@ -28,13 +28,13 @@ from typing import Any
 import msgpack
 
 from echoridge.logs import get_logger
-from echoridge.rules import State, Status, evolve
 from echoridge.store import StoreError
 from echoridge.tables.archiving import make_record
 from echoridge.tables.errors import TableError
 from echoridge.transcript import Recorder
 from echoridge_protocol import codec
 from echoridge_protocol import messages as m
+from echoridge_rules import State, Status, evolve
 
 log = get_logger("echoridge.tables")
 

@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from echoridge.rules import EVERYONE, SPECTATOR, Seat, State, Status, ViewCache, Viewer, view
-from echoridge.rules.log import Entry, Told, entries_for
 from echoridge.store import StoreError
 from echoridge.tables.errors import TableError
 from echoridge_protocol import codec, diff
 from echoridge_protocol import messages as m
 from echoridge_protocol.delta import diff_sections
+from echoridge_rules import EVERYONE, SPECTATOR, Seat, State, Status, ViewCache, Viewer, view
+from echoridge_rules.log import Entry, Told, entries_for
 
 if TYPE_CHECKING:
     from collections import deque

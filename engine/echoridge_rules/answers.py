@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from echoridge.rules import commands as c
-from echoridge.rules import tasks as t
-from echoridge.rules.context import Ctx
-from echoridge.rules.data import SUSPECTS, Evidence
-from echoridge.rules.decisions import (
+from echoridge_rules import commands as c
+from echoridge_rules import tasks as t
+from echoridge_rules.context import Ctx
+from echoridge_rules.data import SUSPECTS, Evidence
+from echoridge_rules.decisions import (
     ChooseAccusation,
     ChooseDiscard,
     ChooseGain,
@@ -18,9 +18,9 @@ from echoridge.rules.decisions import (
     ChooseTrait,
     Decision,
 )
-from echoridge.rules.effects import gain_options, see_slot, take_from_pool
-from echoridge.rules.errors import RuleViolation
-from echoridge.rules.events import (
+from echoridge_rules.effects import gain_options, see_slot, take_from_pool
+from echoridge_rules.errors import RuleViolation
+from echoridge_rules.events import (
     Accused,
     ForceDiscarded,
     PlayerEnded,
@@ -28,9 +28,9 @@ from echoridge.rules.events import (
     TokenPeeked,
     TraitLearned,
 )
-from echoridge.rules.flow import finish_if_all_accused
-from echoridge.rules.model import State, Status
-from echoridge.rules.queries import city_token, hand, look_targets, tt_order, unknown_solved
+from echoridge_rules.flow import finish_if_all_accused
+from echoridge_rules.model import State, Status
+from echoridge_rules.queries import city_token, hand, look_targets, tt_order, unknown_solved
 
 _ANSWERS: dict[type, type] = {
     c.GainSuspect: ChooseGain,

@@ -3,18 +3,19 @@
 
 from __future__ import annotations
 
-from echoridge.rules import tasks as t
-from echoridge.rules.board import Block
-from echoridge.rules.carddata import EVENTS, LookUnseen, ResolveKind, Reward
-from echoridge.rules.context import Ctx
-from echoridge.rules.data import (
+from echoridge_protocol.fairness import commit
+from echoridge_rules import tasks as t
+from echoridge_rules.board import Block
+from echoridge_rules.carddata import EVENTS, LookUnseen, ResolveKind, Reward
+from echoridge_rules.context import Ctx
+from echoridge_rules.data import (
     BADGE_MAX,
     CLUES_NEEDED,
     EVIDENCE_ORDER,
     INTERROGATE_LEVELS,
     Evidence,
 )
-from echoridge.rules.decisions import (
+from echoridge_rules.decisions import (
     ChooseDiscard,
     ChooseGain,
     ChooseInterrogate,
@@ -23,7 +24,7 @@ from echoridge.rules.decisions import (
     ChooseSlot,
     ChooseTrait,
 )
-from echoridge.rules.events import (
+from echoridge_rules.events import (
     BadgeRaised,
     CityTokensRemoved,
     EventResolved,
@@ -42,9 +43,9 @@ from echoridge.rules.events import (
     TokenPeeked,
     TraitLearned,
 )
-from echoridge.rules.model import ClueKind, State
-from echoridge.rules.proofs import look_label
-from echoridge.rules.queries import (
+from echoridge_rules.model import ClueKind, State
+from echoridge_rules.proofs import look_label
+from echoridge_rules.queries import (
     ability,
     car_counts,
     clues,
@@ -57,7 +58,6 @@ from echoridge.rules.queries import (
     tt_order,
     unknown_solved,
 )
-from echoridge_protocol.fairness import commit
 
 # --- Badge and Suspects --------------------------------------------------------------------------
 

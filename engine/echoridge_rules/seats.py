@@ -28,12 +28,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from echoridge.rules import commands as c
-from echoridge.rules.context import Ctx
-from echoridge.rules.data import HANDOVER_ONCE_PER_TURN
-from echoridge.rules.errors import RuleViolation
-from echoridge.rules.model import State, Status, Turn
-from echoridge.rules.seat_events import (
+from echoridge_rules import commands as c
+from echoridge_rules.context import Ctx
+from echoridge_rules.data import HANDOVER_ONCE_PER_TURN
+from echoridge_rules.errors import RuleViolation
+from echoridge_rules.model import State, Status, Turn
+from echoridge_rules.seat_events import (
     AutoPassSet,
     HandoverVoted,
     SeatHandedOver,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from echoridge.rules.board import Block
-from echoridge.rules.data import RECORDED_RULES, Evidence
-from echoridge.rules.serial import tagged
+from echoridge_rules.board import Block
+from echoridge_rules.data import RECORDED_RULES, Evidence
+from echoridge_rules.serial import tagged
 
 # --- setup and server commands ---------------------------------------------------------------
 

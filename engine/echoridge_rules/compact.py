@@ -18,7 +18,7 @@ from enum import Enum
 from functools import cache
 from typing import Any, Union, get_args, get_origin
 
-from echoridge.rules.serial import record_class, tag_of, type_hints
+from echoridge_rules.serial import record_class, tag_of, type_hints
 
 Decoder = Callable[[Any], Any]
 

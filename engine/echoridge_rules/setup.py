@@ -6,12 +6,13 @@ Good Cop and Night Shift are not dealt."""
 
 from __future__ import annotations
 
-from echoridge.rules import tasks as t
-from echoridge.rules.board import NON_HQ, index
-from echoridge.rules.carddata import ABILITY_IDS, EVENT_IDS, FORCE_DECK
-from echoridge.rules.context import Ctx
-from echoridge.rules.coopdata import COOP_LEFT_OUT, COOP_PLAYERS, ROLES_BY_COUNT, Mode
-from echoridge.rules.data import (
+from echoridge_protocol.fairness import commit
+from echoridge_rules import tasks as t
+from echoridge_rules.board import NON_HQ, index
+from echoridge_rules.carddata import ABILITY_IDS, EVENT_IDS, FORCE_DECK
+from echoridge_rules.context import Ctx
+from echoridge_rules.coopdata import COOP_LEFT_OUT, COOP_PLAYERS, ROLES_BY_COUNT, Mode
+from echoridge_rules.data import (
     BLOCK_NAMES,
     HQ,
     HQ_NAME,
@@ -24,12 +25,11 @@ from echoridge.rules.data import (
     STARTING_MOBSTERS,
     SUSPECT_IDS,
 )
-from echoridge.rules.errors import RuleViolation
-from echoridge.rules.events import GameStarted
-from echoridge.rules.model import ClueKind, ClueToken, State, Status
-from echoridge.rules.proofs import setup_items
-from echoridge.rules.seats import check_clock
-from echoridge_protocol.fairness import commit
+from echoridge_rules.errors import RuleViolation
+from echoridge_rules.events import GameStarted
+from echoridge_rules.model import ClueKind, ClueToken, State, Status
+from echoridge_rules.proofs import setup_items
+from echoridge_rules.seats import check_clock
 
 MAX_NAME = 32  # characters of a display name (the lobby refuses longer ones)
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from echoridge.rules.board import Block
-from echoridge.rules.data import EVIDENCE_ORDER, SUSPECTS, Evidence
-from echoridge.rules.model import ClueKind, ClueToken, Place, State
-from echoridge.rules.queries import coop, knows_trait, team_known_tokens
+from echoridge_rules.board import Block
+from echoridge_rules.data import EVIDENCE_ORDER, SUSPECTS, Evidence
+from echoridge_rules.model import ClueKind, ClueToken, Place, State
+from echoridge_rules.queries import coop, knows_trait, team_known_tokens
 
 MURDERER = "murderer"
 

@@ -16,11 +16,11 @@ import heapq
 import weakref
 from dataclasses import dataclass
 
-from echoridge.rules import commands as c
-from echoridge.rules.board import BLOCKS, NEIGHBOURS, Block, index
-from echoridge.rules.carddata import FORCE_CARDS, TimeWaivers
-from echoridge.rules.data import ACTIONS, EVIDENCE_ORDER, SUSPECT_IDS, Action
-from echoridge.rules.decisions import (
+from echoridge_rules import commands as c
+from echoridge_rules.board import BLOCKS, NEIGHBOURS, Block, index
+from echoridge_rules.carddata import FORCE_CARDS, TimeWaivers
+from echoridge_rules.data import ACTIONS, EVIDENCE_ORDER, SUSPECT_IDS, Action
+from echoridge_rules.decisions import (
     ChooseAccusation,
     ChooseDiscard,
     ChooseGain,
@@ -32,11 +32,11 @@ from echoridge.rules.decisions import (
     ChooseTrait,
     Decision,
 )
-from echoridge.rules.engine import check, hours_of
-from echoridge.rules.errors import RuleViolation
-from echoridge.rules.model import Phase, State, Status
-from echoridge.rules.queries import ability, face_down_tokens, hand, surcharges
-from echoridge.rules.serial import tag_of
+from echoridge_rules.engine import check, hours_of
+from echoridge_rules.errors import RuleViolation
+from echoridge_rules.model import Phase, State, Status
+from echoridge_rules.queries import ability, face_down_tokens, hand, surcharges
+from echoridge_rules.serial import tag_of
 
 # The actions of a turn (§5), by command type, in the order a view lists their refusals.
 ACTION_TYPES: tuple[str, ...] = (

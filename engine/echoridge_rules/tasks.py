@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from echoridge.rules.board import Block
-from echoridge.rules.carddata import Reward
-from echoridge.rules.serial import tagged
+from echoridge_rules.board import Block
+from echoridge_rules.carddata import Reward
+from echoridge_rules.serial import tagged
 
 
 @tagged("next_turn")

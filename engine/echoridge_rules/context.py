@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from echoridge.rules.data import COLORS, Color
-from echoridge.rules.decisions import Decision
-from echoridge.rules.events import Drawn, Event
-from echoridge.rules.evolve import evolve
-from echoridge.rules.model import State
-from echoridge.rules.rng import Rng
-from echoridge.rules.tasks import Task
+from echoridge_rules.data import COLORS, Color
+from echoridge_rules.decisions import Decision
+from echoridge_rules.events import Drawn, Event
+from echoridge_rules.evolve import evolve
+from echoridge_rules.model import State
+from echoridge_rules.rng import Rng
+from echoridge_rules.tasks import Task
 
 T = TypeVar("T")
 

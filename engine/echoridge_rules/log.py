@@ -30,14 +30,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from echoridge.rules import events as ev
-from echoridge.rules.commands import ApplyDefault, Command
-from echoridge.rules.data import SUSPECTS
-from echoridge.rules.model import ClueKind, State
-from echoridge.rules.proofs import token_label, trait_label
-from echoridge.rules.queries import coop
-from echoridge.rules.serial import tag_of, to_plain
-from echoridge.rules.views import Everyone, Seat, Viewer
+from echoridge_rules import events as ev
+from echoridge_rules.commands import ApplyDefault, Command
+from echoridge_rules.data import SUSPECTS
+from echoridge_rules.model import ClueKind, State
+from echoridge_rules.proofs import token_label, trait_label
+from echoridge_rules.queries import coop
+from echoridge_rules.serial import tag_of, to_plain
+from echoridge_rules.views import Everyone, Seat, Viewer
 
 Entry = dict[str, Any]
 

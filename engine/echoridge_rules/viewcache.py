@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from echoridge.rules.commands import Command
-from echoridge.rules.model import State
-from echoridge.rules.serial import to_plain
+from echoridge_rules.commands import Command
+from echoridge_rules.model import State
+from echoridge_rules.serial import to_plain
 
 
 class ViewCache:

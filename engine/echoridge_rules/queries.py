@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, TypeVar
 
-from echoridge.rules.board import Block, index
-from echoridge.rules.carddata import (
+from echoridge_rules.board import Block, index
+from echoridge_rules.carddata import (
     ABILITIES,
     EVENTS,
     AbilityEffect,
@@ -21,8 +21,8 @@ from echoridge.rules.carddata import (
     SurchargeRow,
     SurchargeToken,
 )
-from echoridge.rules.coopdata import CLUE_ACTIONS, ROLES, SHARED_FORCE_PLAYERS, Mode
-from echoridge.rules.data import (
+from echoridge_rules.coopdata import CLUE_ACTIONS, ROLES, SHARED_FORCE_PLAYERS, Mode
+from echoridge_rules.data import (
     ACTIONS,
     DAY_SPACES,
     ENDED_CARS_COUNT,
@@ -33,7 +33,7 @@ from echoridge.rules.data import (
     Evidence,
     TimeOfDay,
 )
-from echoridge.rules.model import ActiveEvent, ClueKind, ClueToken, Place, Player, State
+from echoridge_rules.model import ActiveEvent, ClueKind, ClueToken, Place, Player, State
 
 E = TypeVar("E")
 

@@ -13,8 +13,8 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from echoridge.rules.board import BLOCKS, Block
-from echoridge.rules.data import (
+from echoridge_rules.board import BLOCKS, Block
+from echoridge_rules.data import (
     CLUES_NEEDED,
     COLORS,
     EVENT_LINES,
@@ -23,13 +23,13 @@ from echoridge.rules.data import (
     RESULT_EXPLAINED,
     SUSPECTS,
 )
-from echoridge.rules.decisions import ChooseDiscard, ChooseSlot, Decision
-from echoridge.rules.errors import RulesError
-from echoridge.rules.flow import decided_by
-from echoridge.rules.legal import Options, options, seat_controls
-from echoridge.rules.model import ClueKind, ClueToken, Place, State, Status
-from echoridge.rules.proofs import private_proofs, proof, public_proofs, setup_items
-from echoridge.rules.queries import (
+from echoridge_rules.decisions import ChooseDiscard, ChooseSlot, Decision
+from echoridge_rules.errors import RulesError
+from echoridge_rules.flow import decided_by
+from echoridge_rules.legal import Options, options, seat_controls
+from echoridge_rules.model import ClueKind, ClueToken, Place, State, Status
+from echoridge_rules.proofs import private_proofs, proof, public_proofs, setup_items
+from echoridge_rules.queries import (
     clues,
     coop,
     hand,
@@ -39,9 +39,9 @@ from echoridge.rules.queries import (
     shared_force,
     team_known_tokens,
 )
-from echoridge.rules.seats import played_by_server
-from echoridge.rules.serial import to_plain
-from echoridge.rules.viewcache import ViewCache
+from echoridge_rules.seats import played_by_server
+from echoridge_rules.serial import to_plain
+from echoridge_rules.viewcache import ViewCache
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from echoridge.rules.data import Action, TimeOfDay
+from echoridge_rules.data import Action, TimeOfDay
 
 # --- Effect vocabulary --------------------------------------------------------------------------
 

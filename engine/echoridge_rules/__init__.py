@@ -9,14 +9,14 @@ No I/O, no clock, no global state and no ``random``: every random value comes fr
 ``decide`` and is recorded in the events.
 """
 
-from echoridge.rules.engine import decide
-from echoridge.rules.errors import RulesError, RuleViolation
-from echoridge.rules.evolve import evolve, fold
-from echoridge.rules.legal import legal_actions
-from echoridge.rules.model import State, Status
-from echoridge.rules.rng import Rng
-from echoridge.rules.viewcache import ViewCache
-from echoridge.rules.views import (
+from echoridge_rules.engine import decide
+from echoridge_rules.errors import RulesError, RuleViolation
+from echoridge_rules.evolve import evolve, fold
+from echoridge_rules.legal import legal_actions
+from echoridge_rules.model import State, Status
+from echoridge_rules.rng import Rng
+from echoridge_rules.viewcache import ViewCache
+from echoridge_rules.views import (
     EVERYONE,
     SPECTATOR,
     Everyone,

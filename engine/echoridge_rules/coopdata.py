@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from echoridge.rules.data import Action
+from echoridge_rules.data import Action
 
 # --- cooperative mode (§14) --------------------------------------------------------------------
 

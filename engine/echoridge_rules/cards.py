@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from echoridge.rules import commands as c
-from echoridge.rules import tasks as t
-from echoridge.rules.actions import apprehend, check_turn
-from echoridge.rules.board import Block, near, on_board
-from echoridge.rules.carddata import (
+from echoridge_rules import commands as c
+from echoridge_rules import tasks as t
+from echoridge_rules.actions import apprehend, check_turn
+from echoridge_rules.board import Block, near, on_board
+from echoridge_rules.carddata import (
     FORCE_CARDS,
     ApprehendNear,
     ExtraAction,
@@ -15,11 +15,11 @@ from echoridge.rules.carddata import (
     PeekToken,
     Window,
 )
-from echoridge.rules.context import Ctx
-from echoridge.rules.errors import RuleViolation
-from echoridge.rules.events import CarMoved, ForcePlayed, PhaseEntered, TokenPeeked
-from echoridge.rules.model import Phase, State, Turn
-from echoridge.rules.queries import city_token, force_blocked, hand, hour_cap, mobster_at
+from echoridge_rules.context import Ctx
+from echoridge_rules.errors import RuleViolation
+from echoridge_rules.events import CarMoved, ForcePlayed, PhaseEntered, TokenPeeked
+from echoridge_rules.model import Phase, State, Turn
+from echoridge_rules.queries import city_token, force_blocked, hand, hour_cap, mobster_at
 
 # The windows open at each phase of the turn.  At W1 a W2 card may be played too: it closes the
 # Drive (the turn moves on to W2).

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from echoridge.rules import tasks as t
-from echoridge.rules.board import NON_HQ, index
-from echoridge.rules.carddata import (
+from echoridge_rules import tasks as t
+from echoridge_rules.board import NON_HQ, index
+from echoridge_rules.carddata import (
     EVENTS,
     EventHandLimit,
     MobsterOnTokens,
@@ -15,10 +15,10 @@ from echoridge.rules.carddata import (
     TokenOnHQ,
     Tokens,
 )
-from echoridge.rules.context import Ctx
-from echoridge.rules.data import CLOCK_MARK, END_ZONE, EVENT_LINES, HQ, SPREE_DOUBLES
-from echoridge.rules.decisions import ChooseAccusation, ChooseRest
-from echoridge.rules.events import (
+from echoridge_rules.context import Ctx
+from echoridge_rules.data import CLOCK_MARK, END_ZONE, EVENT_LINES, HQ, SPREE_DOUBLES
+from echoridge_rules.decisions import ChooseAccusation, ChooseRest
+from echoridge_rules.events import (
     AccusationOpened,
     CardMobsterAdded,
     EventDeckShuffled,
@@ -38,8 +38,8 @@ from echoridge.rules.events import (
     TrackersPushed,
     TurnBegan,
 )
-from echoridge.rules.model import Phase, State
-from echoridge.rules.queries import (
+from echoridge_rules.model import Phase, State
+from echoridge_rules.queries import (
     coop,
     event_token_blocks,
     force_blocked,

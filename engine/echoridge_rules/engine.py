@@ -7,10 +7,10 @@ from collections.abc import Callable
 from functools import partial
 from typing import assert_never
 
-from echoridge.rules import commands as c
-from echoridge.rules import effects, flow
-from echoridge.rules import tasks as t
-from echoridge.rules.actions import (
+from echoridge_rules import commands as c
+from echoridge_rules import effects, flow
+from echoridge_rules import tasks as t
+from echoridge_rules.actions import (
     check_action,
     check_drive,
     check_proceed,
@@ -18,16 +18,16 @@ from echoridge.rules.actions import (
     exec_drive,
     exec_proceed,
 )
-from echoridge.rules.answers import check_answer, exec_answer, exec_default, owed
-from echoridge.rules.cards import check_play, exec_play
-from echoridge.rules.context import Ctx
-from echoridge.rules.errors import RuleViolation
-from echoridge.rules.events import Continued, Event
-from echoridge.rules.model import Phase, State
-from echoridge.rules.rng import Rng
-from echoridge.rules.seats import check_game_on, check_seat_command
-from echoridge.rules.serial import conforms
-from echoridge.rules.setup import check_start, exec_start
+from echoridge_rules.answers import check_answer, exec_answer, exec_default, owed
+from echoridge_rules.cards import check_play, exec_play
+from echoridge_rules.context import Ctx
+from echoridge_rules.errors import RuleViolation
+from echoridge_rules.events import Continued, Event
+from echoridge_rules.model import Phase, State
+from echoridge_rules.rng import Rng
+from echoridge_rules.seats import check_game_on, check_seat_command
+from echoridge_rules.serial import conforms
+from echoridge_rules.setup import check_start, exec_start
 
 Execute = Callable[[Ctx], None]
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from echoridge.rules import commands as c
-from echoridge.rules import tasks as t
-from echoridge.rules.board import NEIGHBOURS, Block, index, near, on_board
-from echoridge.rules.carddata import (
+from echoridge_rules import commands as c
+from echoridge_rules import tasks as t
+from echoridge_rules.board import NEIGHBOURS, Block, index, near, on_board
+from echoridge_rules.carddata import (
     EVENTS,
     FORCE_CARDS,
     BlockAction,
@@ -23,12 +23,12 @@ from echoridge.rules.carddata import (
     TimeWaivers,
     TwoDiceLow,
 )
-from echoridge.rules.context import Ctx
-from echoridge.rules.coopdata import ROLES
-from echoridge.rules.data import ACTIONS, HQ, NO_TIME_WAIVER, Action, TimeOfDay
-from echoridge.rules.effects import nab_removals
-from echoridge.rules.errors import RuleViolation
-from echoridge.rules.events import (
+from echoridge_rules.context import Ctx
+from echoridge_rules.coopdata import ROLES
+from echoridge_rules.data import ACTIONS, HQ, NO_TIME_WAIVER, Action, TimeOfDay
+from echoridge_rules.effects import nab_removals
+from echoridge_rules.errors import RuleViolation
+from echoridge_rules.events import (
     ActionTaken,
     ArrestSetCompleted,
     BackupCalled,
@@ -46,9 +46,9 @@ from echoridge.rules.events import (
     TokenPeeked,
     WitnessTaken,
 )
-from echoridge.rules.flow import roll_then_end
-from echoridge.rules.model import ClueKind, Phase, State, Status, Turn
-from echoridge.rules.queries import (
+from echoridge_rules.flow import roll_then_end
+from echoridge_rules.model import ClueKind, Phase, State, Status, Turn
+from echoridge_rules.queries import (
     ability,
     action_cost,
     action_time,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from echoridge.rules.data import GRID, HQ
+from echoridge_rules.data import GRID, HQ
 
 Block = tuple[int, int]  # (col, row), both 1..5
 

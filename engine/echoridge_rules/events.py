@@ -8,18 +8,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from echoridge.rules.board import Block
-from echoridge.rules.data import RECORDED_RULES, Color, Evidence
-from echoridge.rules.decisions import Decision
-from echoridge.rules.model import ClueKind, ClueToken, Phase
-from echoridge.rules.seat_events import AutoPassSet as AutoPassSet
-from echoridge.rules.seat_events import HandoverVoted as HandoverVoted
-from echoridge.rules.seat_events import SeatHandedOver as SeatHandedOver
-from echoridge.rules.seat_events import SeatTakenBack as SeatTakenBack
-from echoridge.rules.seat_events import TimeExtended as TimeExtended
-from echoridge.rules.seat_events import TurnTimedOut as TurnTimedOut
-from echoridge.rules.serial import tagged
-from echoridge.rules.tasks import Task
+from echoridge_rules.board import Block
+from echoridge_rules.data import RECORDED_RULES, Color, Evidence
+from echoridge_rules.decisions import Decision
+from echoridge_rules.model import ClueKind, ClueToken, Phase
+from echoridge_rules.seat_events import AutoPassSet as AutoPassSet
+from echoridge_rules.seat_events import HandoverVoted as HandoverVoted
+from echoridge_rules.seat_events import SeatHandedOver as SeatHandedOver
+from echoridge_rules.seat_events import SeatTakenBack as SeatTakenBack
+from echoridge_rules.seat_events import TimeExtended as TimeExtended
+from echoridge_rules.seat_events import TurnTimedOut as TurnTimedOut
+from echoridge_rules.serial import tagged
+from echoridge_rules.tasks import Task
 
 
 @tagged("drawn")

@@ -12,13 +12,13 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Self
 
-from echoridge.rules.board import Block
-from echoridge.rules.coopdata import COOP_REMOVED, LEAD_ROLE, ROLE_ORDER, Mode
-from echoridge.rules.data import PEOPLE_LEAD, RECORDED_RULES, Color, Evidence
-from echoridge.rules.decisions import Decision
-from echoridge.rules.records import fast_replace
-from echoridge.rules.serial import tagged
-from echoridge.rules.tasks import Task
+from echoridge_rules.board import Block
+from echoridge_rules.coopdata import COOP_REMOVED, LEAD_ROLE, ROLE_ORDER, Mode
+from echoridge_rules.data import PEOPLE_LEAD, RECORDED_RULES, Color, Evidence
+from echoridge_rules.decisions import Decision
+from echoridge_rules.records import fast_replace
+from echoridge_rules.serial import tagged
+from echoridge_rules.tasks import Task
 
 
 class Status(StrEnum):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from echoridge.rules.serial import tagged
+from echoridge_rules.serial import tagged
 
 
 @tagged("choose_gain")

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import assert_never
 
-from echoridge.rules import events as ev
-from echoridge.rules.board import index
-from echoridge.rules.carddata import (
+from echoridge_rules import events as ev
+from echoridge_rules.board import index
+from echoridge_rules.carddata import (
     ABILITIES,
     FORCE_CARDS,
     CostReduction,
@@ -18,11 +18,11 @@ from echoridge.rules.carddata import (
     SkipRoll,
     TimeWaivers,
 )
-from echoridge.rules.coopdata import MARKER_START, Mode
-from echoridge.rules.data import ACTIONS, COLORS, GRID, HOURS, MOBSTERS_PER_COLOR, Action, Color
-from echoridge.rules.model import ActiveEvent, ClueToken, Place, Player, State, Status, Turn
-from echoridge.rules.proofs import look_label
-from echoridge.rules.queries import hand, shared_force
+from echoridge_rules.coopdata import MARKER_START, Mode
+from echoridge_rules.data import ACTIONS, COLORS, GRID, HOURS, MOBSTERS_PER_COLOR, Action, Color
+from echoridge_rules.model import ActiveEvent, ClueToken, Place, Player, State, Status, Turn
+from echoridge_rules.proofs import look_label
+from echoridge_rules.queries import hand, shared_force
 
 
 def fold(events: Iterable[ev.Event], state: State | None = None) -> State:
