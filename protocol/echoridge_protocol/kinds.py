@@ -113,6 +113,11 @@ RATED_MODES: Final = ("competitive",)  # the modes with ratings (SPEC.md §4.10)
 MAX_RATING: Final = 100_000
 GAME_MODES: Final = ("competitive", "cooperative", "solo")
 """A table's game (SPEC.md §4.2): ``solo`` is the competitive game with one seat."""
+BOT_LEVELS: Final = ("easy", "normal", "strong")
+"""The bot levels (SPEC.md §4.4, "Bot levels"): ``create_table.handover_bot`` is one."""
+BOT_KINDS: Final = ("random", "greedy", *BOT_LEVELS)
+"""The kinds of server bot (``add_bot.kind``): the levels, ``random`` (uniform among the legal
+commands: tests and load) and ``greedy`` (the same policy as ``normal``, its name before levels)."""
 
 # Common field types.
 RequestId = Annotated[str, Text(1, 64)]
@@ -137,7 +142,8 @@ LogEntries = Annotated[tuple[dict[str, Any], ...], Items(AnyMap(), MAX_LOG_ENTRI
 Seconds = Annotated[int, Int(0, MAX_CLOCK_SECONDS)]
 Millis = Annotated[int, Int(0, SAFE_INT)]  # a time: milliseconds since the Unix epoch (UTC)
 
-BotKind = Literal["random", "greedy"]
+BotKind = Literal["random", "greedy", "easy", "normal", "strong"]
+BotLevel = Literal["easy", "normal", "strong"]
 ClockPreset = Literal["casual", "live", "correspondence", "custom"]
 ClockKind = Literal["turn", "decision", "handover"]
 Channel = Literal["table", "spectators"]

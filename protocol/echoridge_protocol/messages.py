@@ -30,6 +30,8 @@ from typing import Annotated, Any, ClassVar, Final
 
 from echoridge_protocol.errors import ProtocolError
 from echoridge_protocol.kinds import (
+    BOT_KINDS,
+    BOT_LEVELS,
     CODE_PATTERN,
     CURSOR_PATTERN,
     GAME_MODES,
@@ -56,6 +58,7 @@ from echoridge_protocol.kinds import (
     Blob,
     Bool,
     BotKind,
+    BotLevel,
     Channel,
     Choice,
     ChosenName,
@@ -144,16 +147,16 @@ from echoridge_protocol.server_messages import (
 # The field kinds, common field types and records (kinds.py, records.py) and the server's
 # messages (server_messages.py) are re-exported here: ``m.Text``, ``m.TableInfo``, ``m.Welcome``.
 __all__ = [
-    "CODE_PATTERN", "CURSOR_PATTERN", "GAME_MODES", "IDENTITY_PATTERN", "JWT_PATTERN",
-    "MAX_CHAT_CHARS", "MAX_CHAT_LINES", "MAX_FEATURES", "MAX_LOG_ENTRIES", "MAX_NAME_CHARS",
-    "MAX_PAGE", "MAX_REPLAY_STEPS", "MAX_SEATS", "MAX_SPECTATOR_DELAY", "MAX_TABLES_LISTED",
-    "ROLE_PATTERN", "SAFE_INT", "SENDER_PATTERN", "SUSPECT_PATTERN", "TABLE_ID_PATTERN",
-    "TRANSFER_CODE_PATTERN", "AnyMap", "Blob", "BlockPlayer", "Blocked", "Bool", "BotKind",
-    "Channel", "Chat", "ChatLine", "Choice", "ChosenName", "Clock", "ClockKind", "ClockPreset",
-    "Clocks", "Code", "CommandMap", "CreateIdentity", "Created", "Deadline", "Delta",
-    "ErrorMessage", "Flag", "GameMode", "GamePlayer", "GameRecord", "Games", "GetLeaderboard",
-    "GetPlayer", "IdentityInfo", "IdentityMessage", "Int", "Items", "Joined", "Kind",
-    "Leaderboard", "Limits", "ListBlocked", "ListedStatus", "LogEntries", "Millis", "Name",
+    "BOT_KINDS", "BOT_LEVELS", "CODE_PATTERN", "CURSOR_PATTERN", "GAME_MODES", "IDENTITY_PATTERN",
+    "JWT_PATTERN", "MAX_CHAT_CHARS", "MAX_CHAT_LINES", "MAX_FEATURES", "MAX_LOG_ENTRIES",
+    "MAX_NAME_CHARS", "MAX_PAGE", "MAX_REPLAY_STEPS", "MAX_SEATS", "MAX_SPECTATOR_DELAY",
+    "MAX_TABLES_LISTED", "ROLE_PATTERN", "SAFE_INT", "SENDER_PATTERN", "SUSPECT_PATTERN",
+    "TABLE_ID_PATTERN", "TRANSFER_CODE_PATTERN", "AnyMap", "Blob", "BlockPlayer", "Blocked",
+    "Bool", "BotKind", "BotLevel", "Channel", "Chat", "ChatLine", "Choice", "ChosenName", "Clock",
+    "ClockKind", "ClockPreset", "Clocks", "Code", "CommandMap", "CreateIdentity", "Created",
+    "Deadline", "Delta", "ErrorMessage", "Flag", "GameMode", "GamePlayer", "GameRecord", "Games",
+    "GetLeaderboard", "GetPlayer", "IdentityInfo", "IdentityMessage", "Int", "Items", "Joined",
+    "Kind", "Leaderboard", "Limits", "ListBlocked", "ListedStatus", "LogEntries", "Millis", "Name",
     "NewTransferCode", "OpList", "Outcome", "PlayerPage", "Pong", "Presence", "Ranked", "Rating",
     "Reason", "RedeemCode", "Rematch", "RenameIdentity", "Replay", "ReplayStep", "Report",
     "RequestId", "Result", "Resume", "RunningClock", "SeatInfo", "SeatNo", "SeatPresence",
@@ -172,6 +175,7 @@ SUBPROTOCOLS: Final = (SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON)
 FEATURES: Final = (
     "lobby", "resume", "spectate", "bots", "transcripts", "clocks", "handover", "chat", "modes",
     "lobby_pages", "rematch", "replay", "games", "identity", "jwt", "ratings", "moderation",
+    "bot_levels",
 )
 """The feature names v2 defines (SPEC.md §8); a server lists those it offers in ``welcome``."""
 
@@ -261,7 +265,8 @@ class ListGames:
 class CreateTable:
     """Create a table.  ``spectator_delay``: how many versions spectators are kept behind;
     ``clock``: its clocks (absent: the ``casual`` preset); ``mode``: the game, ``competitive``
-    (absent; with one seat the solo game), ``cooperative`` (2 to 4 seats) or ``solo`` (1 seat)."""
+    (absent; with one seat the solo game), ``cooperative`` (2 to 4 seats) or ``solo`` (1 seat);
+    ``handover_bot``: the level of the bot that plays a seat handed over (absent: ``normal``)."""
 
     TYPE: ClassVar[str] = "create_table"
     id: RequestId
@@ -271,6 +276,7 @@ class CreateTable:
     spectator_delay: Annotated[int, Int(0, MAX_SPECTATOR_DELAY)]
     clock: Clock | None = None
     mode: Annotated[GameMode, Choice(GAME_MODES)] | None = None
+    handover_bot: Annotated[BotLevel, Choice(BOT_LEVELS)] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,7 +319,7 @@ class AddBot:
     id: RequestId
     table: TableId
     token: Token
-    kind: Annotated[BotKind, Choice(("random", "greedy"))]
+    kind: Annotated[BotKind, Choice(BOT_KINDS)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from echoridge_protocol.kinds import (
+    BOT_KINDS,
+    BOT_LEVELS,
     GAME_MODES,
     MAX_CHAT_CHARS,
     MAX_RATING,
@@ -19,6 +21,7 @@ from echoridge_protocol.kinds import (
     Blob,
     Bool,
     BotKind,
+    BotLevel,
     Channel,
     Choice,
     ClockKind,
@@ -89,7 +92,7 @@ class SeatInfo:
 
     seat: SeatNo
     name: Name
-    bot: Annotated[BotKind, Choice(("random", "greedy"))] | None = None
+    bot: Annotated[BotKind, Choice(BOT_KINDS)] | None = None
     identity: IdentityId | None = None
     rating: Rating | None = None
 
@@ -161,7 +164,8 @@ class TableInfo:
     ``server_seed_commit``: SHA-256 of the table's server seed (§9.1);
     ``mode``: the game played there, as its view's ``mode`` says (``solo``: one seat of the
     competitive game); absent from servers before modes existed;
-    ``rematch``: the table of this finished game's rematch, once one was asked for."""
+    ``rematch``: the table of this finished game's rematch, once one was asked for;
+    ``handover_bot``: the level of the bot that plays a seat handed over (``create_table``)."""
 
     table: TableId
     status: Annotated[TableStatus, Choice(("waiting", "playing", "over"))]
@@ -176,6 +180,7 @@ class TableInfo:
     clock: Clock | None = None
     mode: Annotated[GameMode, Choice(GAME_MODES)] | None = None
     rematch: TableId | None = None
+    handover_bot: Annotated[BotLevel, Choice(BOT_LEVELS)] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +207,7 @@ class GamePlayer:
 
     seat: SeatNo
     name: Name
-    bot: Annotated[BotKind, Choice(("random", "greedy"))] | None = None
+    bot: Annotated[BotKind, Choice(BOT_KINDS)] | None = None
     role: Annotated[str, Text(1, 32, pattern=ROLE_PATTERN)] | None = None
     accusation: Suspect | None = None
     identity: IdentityId | None = None

@@ -13,7 +13,9 @@ from echoridge import admincli, archivecli, playerscli
 from echoridge.net.gate import Admission
 from echoridge.net.limits import Limits
 from echoridge.tables.archiving import GRACE_SECONDS
+from echoridge.tables.botmoves import DEFAULT_BUDGET, DEFAULT_PROCESSES, MAX_BUDGET, MIN_BUDGET
 from echoridge.tables.quota import LobbyLimits
+from echoridge_protocol.kinds import BOT_KINDS
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"  # play: the server of `make run`
 
@@ -59,6 +61,23 @@ def main(argv: list[str] | None = None) -> int:
         default=0.3,
         metavar="SECONDS",
         help="how long a server-side bot waits before it moves",
+    )
+    srv.add_argument(
+        "--bot-processes",
+        type=int,
+        default=DEFAULT_PROCESSES,
+        metavar="N",
+        help="worker processes for the strong bots' searches, started at the first strong "
+        "decision (default %(default)s; 0: search in a thread of the server process instead, "
+        "which shares its core and its GIL with the tables); per server process with --workers",
+    )
+    srv.add_argument(
+        "--bot-budget",
+        type=float,
+        default=DEFAULT_BUDGET,
+        metavar="SECONDS",
+        help=f"how long a strong bot searches per decision ({MIN_BUDGET} to {MAX_BUDGET:g}; "
+        "default %(default)s)",
     )
     srv.add_argument(
         "--auto-pass-delay",
@@ -337,7 +356,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the tables' mode: competitive (1 player: solo) or coop, rules.md §14 (2-4 players)",
     )
     bots.add_argument("--spectators", type=int, default=0, help="spectators per table")
-    bots.add_argument("--bot", choices=("random", "greedy"), default="random", help="policy")
+    bots.add_argument(
+        "--bot",
+        choices=BOT_KINDS,
+        default="random",
+        help="the seats' policy: a level (easy, normal, strong) or random, greedy (= normal)",
+    )
     bots.add_argument(
         "--subprotocol",
         choices=("msgpack", "json", "mixed"),
@@ -397,6 +421,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--replica-acks is 0 or more")
         if args.archive_grace < 0:
             parser.error("--archive-grace is 0 or more")
+        if args.bot_processes < 0:
+            parser.error("--bot-processes is 0 or more")
+        if not MIN_BUDGET <= args.bot_budget <= MAX_BUDGET:
+            parser.error(f"--bot-budget is {MIN_BUDGET} to {MAX_BUDGET:g} seconds")
         jwt = playerscli.jwt_settings(args, parser)
         admin = admincli.serve_options(args, parser)
         if args.notify_url and not args.notify_secret:
@@ -421,6 +449,8 @@ def main(argv: list[str] | None = None) -> int:
                 ),
                 decision_seconds=args.decision_timeout,
                 bot_delay=args.bot_delay,
+                bot_processes=args.bot_processes,
+                bot_budget=args.bot_budget,
                 pass_delay=args.auto_pass_delay,
                 clock_floor=args.clock_floor,
                 event_loop=args.event_loop,

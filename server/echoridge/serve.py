@@ -33,6 +33,7 @@ from echoridge.store.connection import POOL_CONNECTIONS, is_cluster
 from echoridge.store.embedded import EmbeddedRedis
 from echoridge.tables import Node
 from echoridge.tables.archiving import GRACE_SECONDS
+from echoridge.tables.botmoves import StrongBots
 from echoridge.tables.notices import Notices
 from echoridge.tables.notify import Notifier
 from echoridge.tables.quota import LobbyLimits
@@ -62,6 +63,8 @@ class Options:
     limits: Limits = dataclasses.field(default_factory=Limits)
     decision_seconds: float = 120.0
     bot_delay: float = 0.3
+    bot_processes: int = 1  # the strong bots' search processes (0: a thread; tables/botmoves.py)
+    bot_budget: float = 0.5  # seconds a strong bot searches per decision
     pass_delay: float = 2.0  # the mean pause before the server passes a window for a seat
     clock_floor: int | None = None  # lower the shortest clock times allowed (tests, demos)
     notify_url: str | None = None  # play by notification: the webhook (tables/notices.py)
@@ -121,6 +124,7 @@ async def serve(options: Options, ready: asyncio.Event | None = None) -> int:
         metrics = server_metrics()
         node = Node(storage, metrics, options.decision_seconds, options.lobby)
         node.bot_delay = options.bot_delay
+        node.strong_bots = StrongBots(options.bot_processes, options.bot_budget)
         node.pass_delay = options.pass_delay
         node.move_log_level = LEVELS[options.move_log_level]
         node.clock_floor = options.clock_floor

@@ -100,16 +100,36 @@ async def test_play_a_whole_game_from_the_lobby_through_the_menu(server: ServerP
         assert "1. Tester (you)" in text_of(waiting, "#seat-list")
         assert "2. free" in text_of(waiting, "#seat-list")
 
-        for n, button in enumerate(("#add-random", "#add-random", "#add-greedy"), start=1):
-            widget = waiting.query_one(button, Button)
-            # a button ignores clicks for 0.2 s after a press (its "active" look)
-            await until(pilot, lambda: not widget.has_class("-active"), "a button at rest")  # noqa: B023
-            await pilot.click(button)
-            await until(pilot, lambda: waiting.bots == n, "a bot is added")  # noqa: B023
+        info = text_of(waiting, "#table-info")  # the levels, explained, with their keys
+        assert "Easy (e) plays loosely" in info and "Normal (n) plays to win" in info
+        assert "Strong (s) thinks ahead" in info
+        keys = {k: b.binding.description for k, b in waiting.active_bindings.items()}
+        assert keys["e"] == "Easy bot" and keys["n"] == "Normal bot" and keys["s"] == "Strong bot"
+        # each level: easy by its button, normal and strong by their keys
+        for n, choice in enumerate(("#add-easy", "n", "s"), start=1):
+            if choice.startswith("#"):
+                widget = waiting.query_one(choice, Button)
+                # a button ignores clicks for 0.2 s after a press (its "active" look)
+                await until(pilot, lambda: not widget.has_class("-active"), "a button at rest")  # noqa: B023
+                await pilot.click(choice)
+            else:
+                await until(pilot, lambda: not waiting.busy, "the last bot added")
+                await pilot.press(choice)
+            await until(pilot, lambda: waiting.bots == n, f"bot {n} is added")  # noqa: B023
         await until(pilot, lambda: not waiting.busy and waiting.taken == 4, "four seats taken")
         assert "4/4" in text_of(waiting, "#table-info")
-        await until(pilot, lambda: "Greedy" in text_of(waiting, "#seat-list"), "bots listed")
-        assert "Random 2 (random bot)" in text_of(waiting, "#seat-list")
+        await until(
+            pilot,
+            lambda: waiting.info is not None and len(waiting.info.players) == 4,
+            "bots listed",
+        )
+        assert waiting.info is not None  # the server's listing: each bot of the level chosen
+        levels = {p.seat: p.bot for p in waiting.info.players}
+        assert levels == {0: None, 1: "easy", 2: "normal", 3: "strong"}
+        seats = text_of(waiting, "#seat-list")
+        for level in ("easy", "normal", "strong"):
+            assert f"({level} bot)" in seats  # shown beside the bot's seat
+        strong_name = next(p.name for p in waiting.info.players if p.seat == 3)
         await pilot.click("#start")
 
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
@@ -156,7 +176,7 @@ async def test_play_a_whole_game_from_the_lobby_through_the_menu(server: ServerP
         assert f"The murderer was {murderer} {suspect_name(murderer)}" in summary
         for head in ("named", "badge", "tracker", "Evidence tokens"):  # who named whom, and
             assert head in summary  # what a tie-break compares
-        assert "Tester (you)" in summary and "Greedy 4 (bot)" in summary
+        assert "Tester (you)" in summary and f"{strong_name} (bot)" in summary
         reason = why(session.view)  # the server's result.decided_by, in words
         assert reason and reason in " ".join(summary.split())
         assert moves >= 5

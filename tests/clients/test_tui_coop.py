@@ -70,9 +70,9 @@ async def test_a_coop_table_from_the_lobby_to_the_team_result(server: ServerProc
             assert app.ctx.table and (await lobby.table(app.ctx.table)).mode == "cooperative"  # type: ignore[union-attr]
             await until(pilot, lambda: waiting.info is not None, "the seats are listed")
             assert "Game: co-op" in text_of(waiting, "#table-info")
-            button = waiting.query_one("#add-greedy", Button)
+            button = waiting.query_one("#add-normal", Button)
             await until(pilot, lambda: not button.has_class("-active"), "a button at rest")
-            await pilot.click("#add-greedy")
+            await pilot.click("#add-normal")
             await until(pilot, lambda: waiting.bots == 1 and not waiting.busy, "a bot is added")
             await pilot.click("#start")
 

@@ -65,7 +65,7 @@ async def test_m_on_the_result_screen_opens_the_rematch_and_a_spectator_may_watc
         room = app.screen
         await until(pilot, lambda: "Greedy" in text_of(room, "#seat-list"), "the bot seated")
         seats = text_of(room, "#seat-list")
-        assert "Tester (you)" in seats and "(greedy bot)" in seats
+        assert "Tester (you)" in seats and "(normal bot)" in seats  # greedy: the old name of normal
 
     # A spectator of the old table is told of the rematch, and watches it.
     watcher = EchoRidgeApp(server.url, watch=old)

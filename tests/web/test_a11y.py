@@ -111,7 +111,7 @@ def test_live_regions_speak_only_of_changes(web_server: ServerProcess, people: A
 def test_the_keyboard_keeps_its_place(web_server: ServerProcess, people: Any) -> None:
     kim = people(base_url(web_server), "Kim")
     page = kim.page
-    create_table(kim, "Kim", 2, bots="fill-greedy")
+    create_table(kim, "Kim", 2, bots="fill-normal")
     # a page change puts the focus on the new page's heading, not the body
     assert page.evaluate("document.activeElement.tagName") == "H1"
     page.focus("#start-game")
@@ -163,7 +163,7 @@ def test_how_to_play_opens_with_a_key_and_a_button(web_server: ServerProcess, pe
     page.keyboard.press("Escape")
     expect(help).to_be_hidden()
     expect(page.locator("#help-open")).to_be_focused()  # back where the reader was
-    create_table(kim, "Kim", 2, bots="fill-greedy")
+    create_table(kim, "Kim", 2, bots="fill-normal")
     page.keyboard.press("?")
     expect(help).to_be_visible()
     help.get_by_role("button", name="Close").click()

@@ -5,7 +5,7 @@ seat may not take now greyed out with the reason in words (``you.unavailable``),
 (390×844): the board first, then the turn's controls, then what just happened; block names of
 at least 12 px; the suspect notebook without sideways scrolling; the chat folded.
 
-One server for the module; each test plays its own short game against two greedy bots.
+One server for the module; each test plays its own short game against two normal bots.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ TURNS = 40
 
 
 def bots_game(person: Person, name: str) -> str:
-    """A table for three, the other seats greedy bots (the create form), started."""
-    create_table(person, name, 3, bots="fill-greedy")
+    """A table for three, the other seats normal bots (the create form), started."""
+    create_table(person, name, 3, bots="fill-normal")
     person.page.click("#start-game")
     person.wait_state(*ACTIONS, "waiting", timeout=20)
     table = person.page.get_attribute("#game", "data-table")

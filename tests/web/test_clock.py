@@ -29,7 +29,7 @@ def test_a_deadline_counts_down_until_the_table_moves_on(
     eve = people(base_url(web_server), "Eve")
     relay = Relay()
     eve.page.route_web_socket(re.compile(r"/ws(\?|$)"), relay.handle)
-    create_table(eve, "Eve", 2, bots="fill-greedy")
+    create_table(eve, "Eve", 2, bots="fill-normal")
     eve.page.click("#start-game")
     eve.wait_state(*ACTIONS, timeout=20)
     clock = eve.page.locator("[data-clock]")

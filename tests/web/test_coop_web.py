@@ -215,7 +215,7 @@ def test_a_coop_game_with_a_bot_to_the_joint_accusation(
     row = cleo.page.locator(f'#tables tr[data-table="{table}"]')
     expect(row.locator("td.mode")).to_have_attribute("data-mode", "cooperative")
     expect(row.locator("td.mode")).to_have_text("cooperative")
-    # a greedy bot takes the other seat; Cleo watches from the start
+    # a normal bot takes the other seat; Cleo watches from the start
     ann.page.click("#add-bot")
     expect(ann.page.locator("#room-seats")).to_have_text("Every seat is taken: start the game!")
     cleo.goto(f"/#/watch/{table}")

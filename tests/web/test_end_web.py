@@ -77,7 +77,7 @@ def test_the_end_shows_who_named_whom_and_why_the_winner_won(
 ) -> None:
     ann = people(base_url(module_server), "Ann", viewport={"width": 1366, "height": 900})
     page = ann.page
-    create_table(ann, "Ann", 2, bots="fill-greedy")
+    create_table(ann, "Ann", 2, bots="fill-normal")
     page.click("#start-game")
     ann.wait_state(*ACTIONS, timeout=20)
     assert play_turn(ann, drove=False) is not None

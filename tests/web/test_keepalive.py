@@ -74,7 +74,7 @@ def test_a_silent_server_leads_to_a_reconnect_with_resume(
     relay = Relay()
     dan.context.add_init_script(f"window.echoridgeKeepAlive = {{quiet: {QUIET}, grace: {GRACE}}}")
     dan.page.route_web_socket(re.compile(r"/ws(\?|$)"), relay.handle)
-    create_table(dan, "Dan", 2, bots="fill-greedy")
+    create_table(dan, "Dan", 2, bots="fill-normal")
 
     # Waiting room: nothing happens at the table, the page pings and the server's pongs keep
     # the connection.

@@ -210,7 +210,7 @@ def test_names_made_of_markup_stay_text(web_server: ServerProcess, people: Any) 
         f"{HOSTILE[0]}, {HOSTILE[1]}", timeout=10_000
     )
     mal.page.click("#add-bot")
-    expect(mal.page.locator("#room-seat-list li[data-seat='2']")).to_contain_text("(bot)")
+    expect(mal.page.locator("#room-seat-list li[data-seat='2']")).to_contain_text("(bot, normal)")
     for person in (mal, eve, zed):
         assert_inert(person, dialogs)
 

@@ -28,7 +28,7 @@ def test_a_command_sent_while_redis_is_down_is_applied_when_it_is_back(
     server = start_server(redis.url, tmp_path / "server.log", *SERVER_OPTIONS)
     try:
         eve = people(base_url(server), "Eve")
-        create_table(eve, "Eve", 2, bots="fill-greedy")
+        create_table(eve, "Eve", 2, bots="fill-normal")
         eve.page.click("#start-game")
         eve.wait_state(*ACTIONS, timeout=20)
         before = eve.synced_mirror().version

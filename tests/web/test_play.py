@@ -32,12 +32,16 @@ from tests.web.pilot import ACTIONS, JSON, Person, command_key, play_turn
 GAME_SECONDS = 150
 
 
-def create_table(person: Person, name: str, seats: int, bots: str = "0", delay: int = 0) -> str:
+def create_table(
+    person: Person, name: str, seats: int, bots: str = "0", delay: int = 0, handover: str = ""
+) -> str:
     page = person.page
     person.goto("/")
     page.fill("#name", name)
     page.select_option("#seats", str(seats))
     page.select_option("#bots", bots)
+    if handover:  # the level of the bot that plays a seat handed over (else the form's Normal)
+        page.select_option("#handover-bot", handover)
     page.fill("#delay", str(delay))
     page.click("#create")
     page.wait_for_selector("#game")
@@ -141,9 +145,9 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
 
     # Ann fills the two other seats with bots and starts; Cleo watches from the start.
     expect(ann.page.locator("#room-seats")).to_have_text("2 of 4 seats taken.")
-    for _ in range(2):
+    for _ in range(2):  # bots of the default level, Normal
         ann.page.click("#add-bot")
-        expect(ann.page.locator("#room-status")).to_have_text("A bot took a seat.")
+        expect(ann.page.locator("#room-status")).to_have_text("A normal bot took a seat.")
     expect(ann.page.locator("#room-seats")).to_have_text("Every seat is taken: start the game!")
     cleo.goto(f"/#/watch/{table}")
     expect(cleo.page.locator("#game")).to_have_attribute("data-state", "spectating")
@@ -298,7 +302,7 @@ def test_a_server_killed_mid_game_the_page_reconnects_and_resumes(
     first = servers(*SERVER_OPTIONS)
     base = base_url(first)
     dan = people(base, "Dan", allow_network_errors=True)
-    create_table(dan, "Dan", 2, bots="fill-greedy")
+    create_table(dan, "Dan", 2, bots="fill-normal")
     dan.page.click("#start-game")
     for _ in range(4):
         dan.wait_state(*ACTIONS, timeout=20)
@@ -330,7 +334,7 @@ def test_a_phone_and_a_keyboard_are_enough(
     kim.goto("/")
     page.focus("#name")
     page.keyboard.type("Kim")
-    page.keyboard.press("Enter")  # creates a table for four, the other seats with greedy bots
+    page.keyboard.press("Enter")  # creates a table for four, the other seats with normal bots
     page.wait_for_selector("#start-game")
     tab_to(page, "#start-game")
     page.keyboard.press("Enter")

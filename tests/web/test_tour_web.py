@@ -6,7 +6,7 @@ viewport and not covered by the tour's card, with its words; Back, Next, keyboar
 goes back); the offer comes once per browser; a spectator's tour leaves out the hand and the
 notebook and says so; the phone (390×844) too; axe finds nothing serious with the tour open.
 
-One server for the module; each test plays its own short game against greedy bots.
+One server for the module; each test plays its own short game against normal bots.
 """
 
 from __future__ import annotations

@@ -10,12 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from echoridge_client.botsessions import Ack
-from echoridge_client.policies import GreedyPolicy, RandomPolicy
 from echoridge_protocol import messages as m
 
 SUBPROTOCOL_NAMES = {"msgpack": m.SUBPROTOCOL_MSGPACK, "json": m.SUBPROTOCOL_JSON}
 SUBPROTOCOL_CHOICES = ("msgpack", "json", "mixed")
-BOT_KINDS = ("random", "greedy")
+BOT_KINDS = m.BOT_KINDS  # the levels easy, normal, strong; random; greedy (= normal)
 SETUP_AT_ONCE = 32  # tables being created, joined and started at the same time
 
 
@@ -51,7 +50,7 @@ class BotOptions:
         if self.spectators < 0:
             raise ValueError("--spectators must not be negative")
         if self.bot not in BOT_KINDS:
-            raise ValueError("--bot is random or greedy")
+            raise ValueError("--bot is easy, normal, strong, random or greedy")
         if self.subprotocol not in SUBPROTOCOL_CHOICES:
             raise ValueError("--subprotocol is msgpack, json or mixed")
         if self.concurrency < 0 or self.rate < 0 or self.think < 0 or self.ramp < 0:
@@ -88,8 +87,11 @@ def derive(seed: int | None, *parts: object) -> bytes:
     return hashlib.sha256(text.encode()).digest()
 
 
-def make_policy(kind: str, seed: bytes) -> RandomPolicy | GreedyPolicy:
-    return GreedyPolicy(seed) if kind == "greedy" else RandomPolicy(seed)
+def make_policy(kind: str, seed: bytes) -> Any:
+    """The policy of a bot kind (search.py: a level, ``random`` or ``greedy``)."""
+    from echoridge_client.search import make_policy as of_kind
+
+    return of_kind(kind, seed)
 
 
 def subprotocol_of(options: BotOptions, table: int, connection: int) -> str:

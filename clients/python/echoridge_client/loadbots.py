@@ -335,8 +335,10 @@ async def run_tables(
         "concurrency": options.concurrency or options.tables,
         "verify": "replay" if options.replay is not None else "protocol",
     }
-    if options.bot == "greedy":
+    if options.bot in ("greedy", "normal"):
         report["greedy_fallbacks"] = stats.fallbacks
+    elif options.bot == "strong":  # searches that failed and played the greedy pick instead
+        report["search_fallbacks"] = stats.fallbacks
     if errors:
         report["error_samples"] = [f"{r.table or r.index}: {r.error}" for r in errors[:5]]
     return report, runs

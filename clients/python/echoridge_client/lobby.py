@@ -189,14 +189,16 @@ class Lobby:
         spectator_delay: int = 0,
         clock: m.Clock | None = None,
         mode: m.GameMode | None = None,
+        handover_bot: m.BotLevel | None = None,
     ) -> m.Created:
         """A new table; ``clock``: its clocks (None: the server's ``casual`` preset); ``mode``:
         ``"cooperative"`` (2 to 4 seats), ``"solo"`` (1 seat) or ``"competitive"`` (None: the
-        same, solo with one seat).  A clock outside the server's limits is refused (``Refused``,
-        ``table/bad_clock``), a mode with a number of seats it is not played with too
-        (``table/bad_mode``)."""
+        same, solo with one seat); ``handover_bot``: the level of the bot that plays a seat
+        handed over (None: the server's, ``normal``; feature ``bot_levels``).  A clock outside
+        the server's limits is refused (``Refused``, ``table/bad_clock``), a mode with a number
+        of seats it is not played with too (``table/bad_mode``)."""
         request = m.CreateTable(
-            self._id(), seats, public, spectators, spectator_delay, clock, mode
+            self._id(), seats, public, spectators, spectator_delay, clock, mode, handover_bot
         )
         reply = await self._reply(request, m.Created, retry=True)
         assert isinstance(reply, m.Created)
@@ -223,8 +225,10 @@ class Lobby:
         return await self._result(m.Start(self._id(), table, token), retry=True)
 
     async def add_bot(self, table: str, token: str, kind: str = "random") -> m.Result:
-        if kind not in ("random", "greedy"):
-            raise ValueError("a bot is random or greedy")
+        """Seat a server-side bot: ``kind`` a level (``easy``, ``normal``, ``strong``; feature
+        ``bot_levels``) or ``random`` or ``greedy`` (the same as ``normal``)."""
+        if kind not in m.BOT_KINDS:
+            raise ValueError("a bot is easy, normal, strong, random or greedy")
         return await self._result(m.AddBot(self._id(), table, token, kind))  # type: ignore[arg-type]
 
     async def remove_player(self, table: str, owner: str, seat: int) -> m.Result:

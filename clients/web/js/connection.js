@@ -394,11 +394,14 @@ export class Lobby extends EventTarget {
 
   // `clock`: create_table.clock (SPEC.md §4.2), or null for the server's casual preset.
   // `mode`: create_table.mode, "competitive" (sent as no mode) or "cooperative" (2-4 seats).
+  // `handoverBot`: create_table.handover_bot, the level of the bot that plays a seat handed over
+  // ("easy", "normal" or "strong"; "normal", the server's default, is sent as none).
   // The reply (created) carries the creator's `owner` token.
-  create(seats, { isPublic = true, spectators = true, delay = 0, clock = null, mode = "competitive" } = {}) {
+  create(seats, { isPublic = true, spectators = true, delay = 0, clock = null, mode = "competitive", handoverBot = "normal" } = {}) {
     const message = { type: "create_table", seats, public: isPublic, spectators, spectator_delay: delay };
     if (clock) message.clock = clock;
     if (mode && mode !== "competitive") message.mode = mode;
+    if (handoverBot && handoverBot !== "normal") message.handover_bot = handoverBot;
     return this.request(message, undefined, { retry: true });
   }
 

@@ -225,3 +225,23 @@ export function capitalize(text) {
   const s = String(text);
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
+
+// The server bots' levels (add_bot `kind`, players[].bot; create_table `handover_bot`), in the
+// order offered: [kind, word, what it means to a new player]. "normal" is the default.
+export const BOT_LEVELS = [
+  ["easy", "Easy", "plays loosely"],
+  ["normal", "Normal", "plays to win"],
+  ["strong", "Strong", "thinks ahead (slower)"],
+];
+
+// A bot's level as one word (players[].bot): "greedy" is the old name of "normal"; "random"
+// (uniform moves, for tests) stays "random".
+export function botLevel(kind) {
+  if (kind === "greedy") return "normal";
+  return String(kind || "");
+}
+
+// A bot's marker after its name: "(bot, strong)".
+export function botMark(kind) {
+  return typeof kind === "string" && kind ? `(bot, ${botLevel(kind)})` : "(bot)";
+}

@@ -10,6 +10,7 @@
 // where a player this browser's identity blocks sits is marked (moderation.js).
 
 import { clockChoice, clockWords } from "./clocks.js";
+import { BOT_LEVELS } from "./data.js";
 import { h, replace } from "./dom.js";
 import { joinTable, replayHash } from "./entry.js";
 import { FinishedGames } from "./finished.js";
@@ -72,10 +73,15 @@ export class LobbyPage {
     const isPublic = h("input", { type: "checkbox", id: "public", checked: true });
     const spectators = h("input", { type: "checkbox", id: "spectators", checked: true });
     const delay = h("input", { type: "number", id: "delay", min: 0, max: 100, value: "0", inputmode: "numeric" });
-    const bots = h("select", { id: "bots", name: "bots" },
+    const bots = h("select", { id: "bots", name: "bots", "aria-describedby": "bots-hint" },
       h("option", { value: "0" }, "no bots (invite friends)"),
-      h("option", { value: "fill-greedy", selected: true }, "fill the other seats with greedy bots"),
-      h("option", { value: "fill-random" }, "fill the other seats with random bots"));
+      BOT_LEVELS.map(([level]) => h("option", { value: `fill-${level}`, selected: level === "normal" },
+        `fill the other seats with ${level} bots`)));
+    const botsHint = h("p", { class: "hint small", id: "bots-hint" },
+      "Easy bots play loosely, normal bots play to win, strong bots think ahead (they take longer).");
+    // the level of the bot that plays a person's seat once it is handed over (create_table handover_bot)
+    const handover = h("select", { id: "handover-bot", name: "handover-bot", "aria-describedby": "handover-hint" },
+      BOT_LEVELS.map(([level, word]) => h("option", { value: level, selected: level === "normal" }, word)));
     const clock = clockChoice();
     this.status = h("p", { class: "status", role: "status", id: "lobby-status" });
     const create = h("form", { class: "card", id: "create-form", "aria-labelledby": "create-title" },
@@ -83,8 +89,10 @@ export class LobbyPage {
       nameField,
       h("div", { class: "field" }, h("label", { for: "mode" }, "Game"), mode, modeHint),
       h("div", { class: "field" }, h("label", { for: "seats" }, "Seats"), seats),
-      h("div", { class: "field" }, h("label", { for: "bots" }, "Bots"), bots),
+      h("div", { class: "field" }, h("label", { for: "bots" }, "Bots"), bots, botsHint),
       clock.el,
+      h("div", { class: "field" }, h("label", { for: "handover-bot" }, "If a player leaves, a bot plays their seat at"), handover,
+        h("p", { class: "hint small", id: "handover-hint" }, "Also when a player stays away or keeps running out of time (see the clock).")),
       h("div", { class: "field check" }, isPublic, h("label", { for: "public" }, "Public: listed here, anyone with the link may watch")),
       h("div", { class: "field check" }, spectators, h("label", { for: "spectators" }, "Spectators may watch")),
       h("div", { class: "field" }, h("label", { for: "delay" }, "Spectator delay (moves behind)"), delay),
@@ -100,6 +108,7 @@ export class LobbyPage {
         delay: Math.max(0, Math.min(100, Number(delay.value) || 0)),
         bots: bots.value,
         clock: clock.read(),
+        handoverBot: handover.value,
       });
     });
 
@@ -129,7 +138,7 @@ export class LobbyPage {
           h("p", {}, "Someone has been murdered in the city of Echo Ridge. As officers you drive a 5×5 city, arrest mobsters and collect clues on a shared 48-hour time track; in the end each of you secretly accuses one of 16 suspects, or in the cooperative game the team makes one joint accusation. Play with friends by sending them a link, fill empty seats with bots, or watch a public table."),
           h("div", { class: "buttons" },
             h("button", { type: "button", class: "primary", id: "try-bots", "aria-describedby": "try-bots-hint", onclick: () => this.tryBots(name.value.trim()) }, "Try a game against bots"),
-            h("span", { class: "hint", id: "try-bots-hint" }, "You and two greedy bots, started at once: the quickest way to learn."))),
+            h("span", { class: "hint", id: "try-bots-hint" }, "You and two normal bots (they play to win), started at once: the quickest way to learn."))),
         card.el,
         this.status,
         h("div", { class: "lobby-grid" },
@@ -264,7 +273,7 @@ export class LobbyPage {
           t.spectators ? h("a", { href: `#/watch/${t.table}`, class: "button-link", "data-key": `watch-${t.table}` }, "Watch") : null))))));
   }
 
-  // A first game: a private table for three, the other two seats greedy bots, started at once.
+  // A first game: a private table for three, the other two seats normal bots, started at once.
   async tryBots(name) {
     this.say("Setting up a game against bots…");
     const sitter = await sitterFor(this.lobby, name || store.name());
@@ -273,7 +282,7 @@ export class LobbyPage {
       const created = await this.lobby.create(3, { isPublic: false, spectators: true });
       store.keepOwner(created.table, created.owner);
       const record = await joinTable(this.lobby, created.table, who, { seats: 3, public: false, server_seed_commit: created.server_seed_commit }, sitter);
-      for (let i = 1; i < 3; i++) await this.lobby.addBot(created.table, record.token, "greedy");
+      for (let i = 1; i < 3; i++) await this.lobby.addBot(created.table, record.token, "normal");
       await this.lobby.start(created.table, record.token);
       this.navigate(`#/table/${created.table}`);
     } catch (err) {
@@ -281,7 +290,7 @@ export class LobbyPage {
     }
   }
 
-  async create({ name, seats, mode, isPublic, spectators, delay, bots, clock }) {
+  async create({ name, seats, mode, isPublic, spectators, delay, bots, clock, handoverBot }) {
     if (!name) {
       this.say("Choose a name first.");
       this.root.querySelector("#name").focus();
@@ -295,13 +304,13 @@ export class LobbyPage {
     this.say("Creating the table…");
     const sitter = await sitterFor(this.lobby, name);
     try {
-      const created = await this.lobby.create(seats, { isPublic, spectators, delay, clock, mode });
+      const created = await this.lobby.create(seats, { isPublic, spectators, delay, clock, mode, handoverBot });
       store.keepOwner(created.table, created.owner);
       const record = await joinTable(this.lobby, created.table, sitter.name, {
         seats, public: isPublic, server_seed_commit: created.server_seed_commit,
       }, sitter);
-      if (bots !== "0" && seats > 1) {
-        const kind = bots === "fill-random" ? "random" : "greedy";
+      if (bots.startsWith("fill-") && seats > 1) {
+        const kind = bots.slice("fill-".length); // easy, normal or strong
         for (let i = 1; i < seats; i++) await this.lobby.addBot(created.table, record.token, kind);
       }
       this.navigate(`#/table/${created.table}`);

@@ -5,7 +5,7 @@
 
 import {
   ABILITIES, EVENTS, EVIDENCE_CLUE, EVIDENCE_ORDER, SUSPECT_IDS,
-  candidates, capitalize, forceEffect, forceName, isNight, resolveWords, rewardWords, suspectName,
+  botMark, candidates, capitalize, forceEffect, forceName, isNight, resolveWords, rewardWords, suspectName,
   suspectTrait,
 } from "./data.js";
 import { isCoop, roleChips, roleRows, teamResult } from "./coop.js";
@@ -14,10 +14,11 @@ import { h } from "./dom.js";
 import { eventWords, seatName } from "./logtext.js";
 import { MOBSTER_LETTER } from "./board.js";
 
-// A seat's chip: its number and its player's display name (text only), bots marked.
+// A seat's chip: its number and its player's display name (text only), bots marked with their
+// level ("P2 Strong 2 (bot, strong)").
 export function seatBadge(seat, me, players = null) {
   const p = players && players[seat];
-  const name = p ? ` ${seatName(players, seat)}` : "";
+  const name = !p ? "" : p.bot ? ` ${p.name || `P${seat + 1}`} ${botMark(p.bot)}` : ` ${seatName(players, seat)}`;
   return h("span", { class: `seat-chip seat-${seat}`, "data-seat-chip": seat }, `P${seat + 1}${name}${seat === me ? " (you)" : ""}`);
 }
 

@@ -4,6 +4,7 @@
 // A link made from a record that names the identity carries it too (#/player/HANDLE?id=ID): a
 // name in an old record still finds its player after a rename.
 
+import { botMark } from "./data.js";
 import { h } from "./dom.js";
 
 const MODES = { competitive: "Competitive", cooperative: "Cooperative", solo: "Solo" };
@@ -53,10 +54,11 @@ export function signedChange(n) {
 }
 
 // A seat's name (tables[i].players[j] or games[i].players[j]): a link to the player's page for
-// a signed-in player, "(bot)" after a bot's; with `rating`, the seat's rating after it.
+// a signed-in player, "(bot, normal)" after a bot's (its level); with `rating`, the seat's rating
+// after it.
 export function personName(p, { rating = false } = {}) {
   const name = String(p.name);
-  if (p.bot) return `${name} (bot)`;
+  if (p.bot) return `${name} ${botMark(p.bot)}`;
   const shown = p.identity ? h("a", { href: playerHash(name, p.identity), class: "player-link" }, name) : name;
   const badge = rating ? ratingBadge(p.rating) : null;
   return badge ? h("span", { class: "rated-name" }, shown, " ", badge) : shown;

@@ -1,12 +1,14 @@
 // The waiting room of a table not started yet: the invite link, the seats and who sits in them
 // (lobby `list_tables` with `table`, polled while waiting; a signed-in player's rating after the
-// name), its game and clock, bots, start, leave; for
+// name; a bot's level after its name), its game and clock, bots of a chosen level (Easy,
+// Normal, Strong), start, leave; for
 // the table's creator (this browser kept created.owner) removing a player and closing the
 // table (SPEC.md §4.4); Block and Report beside another signed-in seat (table.js
 // seatActionsFor). What it shows is rewritten only when its text changes, so its live
 // regions speak only of real changes.
 
 import { clockWords } from "./clocks.js";
+import { BOT_LEVELS } from "./data.js";
 import { errorText, inviteLink } from "./entry.js";
 import { announce, h, replace } from "./dom.js";
 import { actionsSignature } from "./moderation.js";
@@ -52,9 +54,10 @@ export class WaitingRoom {
         h("p", {}, "The board appears when the players start the game."), this.clock, this.count, this.list, this.chatHome);
     } else {
       const link = inviteLink(table);
-      const kind = h("select", { id: "bot-kind", "aria-label": "Bot kind" },
-        h("option", { value: "greedy" }, "greedy bot (plays to win)"),
-        h("option", { value: "random" }, "random bot"));
+      // the bot's level (add_bot kind), Normal unless the player chooses otherwise
+      const kind = h("select", { id: "bot-kind", name: "bot-kind" },
+        BOT_LEVELS.map(([level, word, what]) =>
+          h("option", { value: level, selected: level === "normal" }, `${word} bot — ${what}`)));
       this.status = h("p", { class: "status", role: "status", id: "room-status" });
       // the parts a solo table does not need (no one to invite, no seat for a bot)
       this.invite = h("div", { class: "invite" },
@@ -62,8 +65,8 @@ export class WaitingRoom {
         h("div", { class: "row" },
           h("input", { id: "invite-link", readonly: true, value: link, onfocus: (e) => e.target.select() }),
           h("button", { type: "button", id: "copy-invite", onclick: () => page.copy(link, "Invite link copied") }, "Copy")));
-      this.bots = h("div", { class: "row" }, kind,
-        h("button", { type: "button", id: "add-bot", onclick: () => this.action(() => page.lobby.addBot(table, this.record.token, kind.value), "A bot took a seat.") }, "Add a bot"));
+      this.bots = h("div", { class: "row bot-choice" }, h("label", { for: "bot-kind" }, "Bot level"), kind,
+        h("button", { type: "button", id: "add-bot", onclick: () => this.addBot(kind.value) }, "Add a bot"));
       this.soloWords = h("p", { id: "room-solo", hidden: true }, "A solo game: just you against the clock. Start when you are ready.");
       this.confirm = h("div", { class: "confirm", id: "close-confirm", role: "group", "aria-labelledby": "close-confirm-words", hidden: true },
         h("p", { id: "close-confirm-words" }, "Close this table for everyone? Everyone seated loses their seat, and the table is gone."),
@@ -149,6 +152,13 @@ export class WaitingRoom {
           : [h("span", { class: `seat-chip seat-${seat} free` }, `P${seat + 1}`), " free"]));
     }
     replace(this.list, items);
+  }
+
+  // A bot of the chosen level takes the next free seat.
+  addBot(level) {
+    const page = this.page;
+    const a = level === "easy" ? "An" : "A";
+    this.action(() => page.lobby.addBot(page.table, this.record.token, level), `${a} ${level} bot took a seat.`);
   }
 
   // A result said in the room (a spectator's room has no status line: said aloud only).

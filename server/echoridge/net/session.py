@@ -30,6 +30,7 @@ from echoridge.net.limits import REFUSALS_ALLOWED, Bucket, Limits
 from echoridge.net.outbox import Outbox
 from echoridge.store import StoreError
 from echoridge.tables import SPECTATORS, Node, Outcome, Settings, TableError
+from echoridge.tables.botmoves import HANDOVER_BOT
 from echoridge.tables.clocks import settings as clock_settings
 from echoridge.tables.players import SignedIn
 from echoridge.tables.quota import Requester
@@ -328,6 +329,7 @@ class Session(Handshake):
                     message.spectator_delay,
                     clock,
                     message.mode or "competitive",
+                    message.handover_bot or HANDOVER_BOT,
                 )
                 who = self.requester
                 if who is not None and self.identity is not None:  # (its limits too)

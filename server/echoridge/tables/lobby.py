@@ -8,7 +8,9 @@ closed by its creator or by expiry: tables/expiry.py; ``closed_by``: ``owner`` o
 ``spectators``, ``spectator_delay``,
 ``epoch``, ``created``, ``commit`` (SHA-256 of the server seed, hex), ``clock`` (its clock
 settings, JSON: tables/clocks.py), ``mode`` (``competitive`` or ``cooperative``; absent from
-tables made before modes existed: competitive), and per seat ``name:N``, ``bot:N`` (a seat the
+tables made before modes existed: competitive), ``handover_bot`` (the level of the bot that plays a
+seat handed over: ``easy``, ``normal`` or ``strong``; absent from tables made before bot levels:
+``normal``, tables/botmoves.py), and per seat ``name:N``, ``bot:N`` (a seat the
 server plays), ``identity:N`` (the signed-in player's identity: store/identities.py) and
 ``cseed:N`` (the client seed, hex: public, it goes into the transcript).  Its secrets:
 ``server_seed``, ``owner`` (a hash of the creator's token) and ``token:N`` (a hash of the
@@ -28,6 +30,7 @@ from echoridge.logs import get_logger
 from echoridge.store import Storage, TableExists, TableNotFound
 from echoridge.store.lobbyindex import mode_of
 from echoridge.tables.archiving import listed
+from echoridge.tables.botmoves import HANDOVER_BOT
 from echoridge.tables.clocks import CASUAL, ClockSettings, from_meta
 from echoridge.tables.errors import TableError
 from echoridge.tables.quota import LobbyLimits, Requester, reserve
@@ -41,7 +44,7 @@ _STATUS: dict[str, m.TableStatus] = {"open": "waiting", "playing": "playing", "o
 _GONE = {"damaged": "table/damaged", "closed": "table/closed"}  # statuses nobody may enter
 
 # The settings a rematch keeps (Lobby.rematch); everything else is the new table's own.
-_KEPT = ("seats", "public", "spectators", "spectator_delay", "clock", "mode")
+_KEPT = ("seats", "public", "spectators", "spectator_delay", "clock", "mode", "handover_bot")
 
 _REFUSALS = {
     "missing": "table/not_found",
@@ -65,6 +68,7 @@ class Settings:
     spectator_delay: int
     clock: ClockSettings = CASUAL
     mode: str = "competitive"  # or "cooperative", or "solo" (one seat; kept as competitive)
+    handover_bot: str = HANDOVER_BOT  # the level of the bot that plays a seat handed over
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,8 @@ class Lobby:
                 "protocol/bad_field", f"The spectator delay is 0 to {MAX_SPECTATOR_DELAY}."
             )
         mode = _stored_mode(settings)
+        if settings.handover_bot not in m.BOT_LEVELS:
+            raise TableError("protocol/bad_field", "A bot level is easy, normal or strong.")
         server_seed = os.urandom(32)
         owner = new_token()
         table = "t-" + random_ids.token_hex(5)
@@ -154,6 +160,7 @@ class Lobby:
                 "commit": server_seed_commit(server_seed).hex(),
                 "clock": settings.clock.to_meta(),
                 "mode": mode,
+                "handover_bot": settings.handover_bot,
             },
             {"server_seed": server_seed, "owner": token_hash(owner).encode()},
         )
@@ -275,7 +282,10 @@ class Lobby:
 
     async def add_bot(self, table: str, token: str, kind: str) -> int:
         """Seat a server-side bot (only a seated player may); the bot's seat.  Its token is not
-        kept: the server plays the seat itself (tables/runner.py)."""
+        kept: the server plays the seat itself (tables/botmoves.py).  ``kind``: a bot kind
+        (SPEC.md §4.4: a level, ``random`` or ``greedy``), else ``protocol/bad_field``."""
+        if kind not in m.BOT_KINDS:
+            raise TableError("protocol/bad_field", "add_bot.kind: not a kind of bot")
         await self.authenticate(table, token)
         meta = await self.meta(table)
         # "Greedy 2": the kind and (most likely) the seat it takes; clients mark bots themselves
@@ -393,4 +403,12 @@ def info(table: str, meta: dict[str, str]) -> m.TableInfo:
         clock=from_meta(meta, 0).wire() if "clock" in meta else None,
         mode=listed_mode(meta),
         rematch=meta.get("rematch"),
+        handover_bot=listed_level(meta),
     )
+
+
+def listed_level(meta: dict[str, str]) -> m.BotLevel:
+    """A table's ``handover_bot`` level as its listing gives it (``normal`` for a table made
+    before bot levels)."""
+    level = meta.get("handover_bot", HANDOVER_BOT)
+    return cast(m.BotLevel, level if level in m.BOT_LEVELS else HANDOVER_BOT)

@@ -15,6 +15,7 @@ from typing import Any
 from echoridge.logs import get_logger
 from echoridge.store import Conflict, Storage
 from echoridge.tables.archiving import Archiver
+from echoridge.tables.botmoves import StrongBots
 from echoridge.tables.clockwork import Clockwork
 from echoridge.tables.errors import TableError
 from echoridge.tables.expiry import Sweeper
@@ -45,6 +46,9 @@ class Node:
         self.id = secrets.token_hex(6)  # names this process in shared state (presence)
         self.decision_seconds = decision_seconds  # 0: decisions never time out
         self.bot_delay = 0.0  # seconds a server-side bot waits before it moves
+        # the strong bots' searches, off the event loop (serve --bot-processes, --bot-budget;
+        # tables/botmoves.py): its pool is made at the first strong decision
+        self.strong_bots = StrongBots()
         self.pass_delay = 2.0  # a seat's auto-pass waits a random 1/2 to 3/2 of this (seconds)
         # the level of the per-command lines (serve --move-log-level): debug, so hidden at the
         # server's info level, unless the operator asks for them
@@ -160,6 +164,7 @@ class Node:
             await runner.close()
         self.runners.clear()
         self._set_tables_gauge()
+        self.strong_bots.close()
 
     # --- sessions -------------------------------------------------------------------------------
 
@@ -197,6 +202,7 @@ class Node:
             public=settings.public,
             clock=settings.clock.preset,
             mode=settings.mode,
+            handover_bot=settings.handover_bot,
         )
         return table, commit, owner
 

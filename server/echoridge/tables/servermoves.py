@@ -1,8 +1,9 @@
 """The moves a table's server makes itself, and the clocks that make them.
 
-- **Bots**: the server plays a seat whose player is a server bot (metadata ``bot:N``), a seat
-  handed over (rules/seats.py: away, strikes, vote, "play for me"), and the rest of a turn that
-  timed out, each with a bot policy (``TAKEOVER_BOT`` for a person's seat).
+- **Bots** (botmoves.py): the server plays a seat whose player is a server bot (metadata
+  ``bot:N``), a seat handed over (rules/seats.py: away, strikes, vote, "play for me"), and the
+  rest of a turn that timed out, each with a bot of its kind (the table's ``handover_bot``
+  level for a person's seat).
 - **Clocks** (clocks.py): after each version and each change of presence the runner works out
   the clocks that run (``Timing.running``), sends them to the table's sessions (``clocks``, and
   the v2 ``deadline`` for the decision clock), keeps the earliest in the store's clock index
@@ -27,16 +28,16 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from echoridge.store import StoreError
+from echoridge.tables.botmoves import BotMoves, retry_delay
 from echoridge.tables.clocks import Timing, waiting_on
 from echoridge.tables.errors import TableError
 from echoridge.tables.notices import REMINDER_MS, Notice
-from echoridge.tables.viewers import SPECTATORS, Sink, viewer_view
+from echoridge.tables.viewers import SPECTATORS, Sink
 from echoridge_protocol import messages as m
 from echoridge_rules import RuleViolation, State, Status, decide
 from echoridge_rules.commands import ApplyDefault, HandOver, Proceed, TakeBack, TimeOut
-from echoridge_rules.legal import legal_actions, nothing_to_play
+from echoridge_rules.legal import nothing_to_play
 from echoridge_rules.seats import played_by_server
-from echoridge_rules.serial import load, to_plain
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -50,11 +51,10 @@ if TYPE_CHECKING:
     from echoridge_rules.events import Event
     from echoridge_rules.rng import Rng
 
-TAKEOVER_BOT = "greedy"  # the policy that plays a person's seat for them (house rule)
 TAKEN_BACK_ON_RETURN = ("away", "strikes", "vote")  # not "self": its player asked
 
 
-class ServerMoves:
+class ServerMoves(BotMoves):
     """The server's own moves, for ``TableRunner`` (runner.py), which holds the state."""
 
     node: Any
@@ -90,29 +90,6 @@ class ServerMoves:
             self, seat: int | None, key: str, command: Command, events: list[Event]
         ) -> Outcome: ...
 
-    def _bots(self) -> dict[int, str]:
-        """The seats the server plays with a bot from the start (metadata ``bot:N`` = kind)."""
-        return {
-            int(key[len("bot:") :]): kind
-            for key, kind in self.meta.items()
-            if key.startswith("bot:") and kind in ("random", "greedy")
-        }
-
-    # --- bots ---------------------------------------------------------------------------------
-
-    def _wake_bots(self) -> None:
-        """Let the seats the server plays move, if the game waits on them.  Each move is decided
-        from the state with a seed of (table, seat, version), so every node that runs this
-        table decides the same command, and its command id makes a second append a duplicate."""
-        self._wake_auto_pass()
-        state = self.state
-        if self.closed or state.status not in (Status.PLAYING, Status.ACCUSING):
-            return
-        waiting = waiting_on(state) or ([state.turn.seat] if state.turn else [])
-        for seat in waiting:
-            if played_by_server(state, seat):
-                self._schedule_bot(seat, self.version)
-
     def _wake_auto_pass(self) -> None:
         """A seat whose ``auto_pass`` is on, in a W3/W4 window where ``proceed`` is its only
         legal command, is passed for after a random pause (SPEC.md §6.6): the table never waits
@@ -138,38 +115,6 @@ class ServerMoves:
     async def _auto_pass(self, seat: int, version: int) -> None:
         with contextlib.suppress(StoreError, TableError):  # (the seat answers it then)
             await self.server_move(Proceed(seat), f"pass:{version}:{seat}", seat, at=version)
-
-    def _schedule_bot(self, seat: int, version: int, attempt: int = 0) -> None:
-        loop = asyncio.get_running_loop()
-        delay = self.node.bot_delay if attempt == 0 else retry_delay(attempt)
-        loop.call_later(delay, lambda: loop.create_task(self._bot_move(seat, version, attempt)))
-
-    async def _bot_move(self, seat: int, version: int, attempt: int) -> None:
-        try:
-            async with self.lock:
-                if self.closed or self.version != version:
-                    return
-                if not played_by_server(self.state, seat):
-                    return
-                rng = await self._rng()
-                if rng is None:
-                    return
-                legal = [to_plain(c) for c in legal_actions(self.state, seat)]
-                if not legal:
-                    return
-                seen = bot_view(viewer_view(self.state, seat, self.views), legal)
-                kind = self.bots.get(seat, TAKEOVER_BOT)
-                policy = bot_policy(kind, f"{self.table}/{seat}/{version}")
-                choice = policy.choose(seen, legal)
-                try:
-                    command = load(choice)
-                    events = decide(self.state, command, rng)
-                except RuleViolation:
-                    return
-                await self._append(seat, f"bot:{version}:{seat}", command, events)
-        except StoreError:  # Redis is away: the bot tries again (the same command id)
-            if not self.closed and self.version == version:
-                self._schedule_bot(seat, version, attempt + 1)
 
     # --- clocks -------------------------------------------------------------------------------
 
@@ -376,22 +321,3 @@ class ServerMoves:
                 return
             if outcome.outcome == "stale" and not self.closed:
                 self._seat_attached(seat)  # the table moved on meanwhile: try at the new version
-
-
-def retry_delay(attempt: int) -> float:
-    """Seconds before attempt ``attempt`` (1, 2, ...) of a server move that failed on Redis."""
-    return float(min(5.0, 0.1 * 2**attempt))
-
-
-def bot_view(seen: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
-    """The seat's view as its bot sees it: the view of a seat the server plays lists nothing
-    in ``you.legal`` (SPEC.md §6.1), so the engine's legal commands are put there, as the
-    policies read them (a shallow copy: the cached view is never changed)."""
-    you = seen.get("you")
-    return {**seen, "you": {**you, "legal": legal}} if you is not None else seen
-
-
-def bot_policy(kind: str, seed: str) -> Any:
-    from echoridge_client.policies import GreedyPolicy, RandomPolicy
-
-    return GreedyPolicy(seed.encode()) if kind == "greedy" else RandomPolicy(seed.encode())

@@ -39,8 +39,9 @@ CSS = """
 #seats, #mode { layout: horizontal; height: auto; }
 #lobby-status, #table-info, #seat-list { padding: 0 1; height: auto; }
 #help-box { padding: 0 2; }
-#waiting-buttons, #list-buttons { height: auto; }
-#waiting-buttons Button, #list-buttons Button { margin: 0 1; }
+#waiting-buttons, #list-buttons, #bot-buttons { height: auto; }
+#waiting-buttons Button, #list-buttons Button, #bot-buttons Button { margin: 0 1; }
+#bot-label { padding: 1 1 0 1; }
 #wait-log { height: 1fr; border: round $primary; }
 #alert { height: auto; }
 #board { width: 94; }

@@ -20,10 +20,26 @@ def rating_words(rating: m.Rating | None) -> str:
     return f"{rating.rating}?" if rating.provisional else str(rating.rating)
 
 
+# The server bots' levels (add_bot ``kind``, ``players[].bot``), in the order offered: the kind,
+# its word and what it means to a new player.
+BOT_LEVELS = (
+    ("easy", "Easy", "plays loosely"),
+    ("normal", "Normal", "plays to win"),
+    ("strong", "Strong", "thinks ahead (slower)"),
+)
+
+
+def bot_level(kind: str) -> str:
+    """A bot's level in one word: ``greedy`` is the old name of ``normal``; ``random`` (uniform
+    moves, for tests) stays ``random``."""
+    return "normal" if kind == "greedy" else kind
+
+
 def player_name(p: m.SeatInfo) -> str:
-    """A seat's player: the name, a bot's kind, a signed-in player's rating (``Ada 1012?``)."""
+    """A seat's player: the name, a bot's level (``Strong 2 (strong bot)``), a signed-in
+    player's rating (``Ada 1012?``)."""
     if p.bot:
-        return f"{p.name} ({p.bot} bot)"
+        return f"{p.name} ({bot_level(p.bot)} bot)"
     rating = rating_words(p.rating)
     return f"{p.name} {rating}" if rating else p.name
 

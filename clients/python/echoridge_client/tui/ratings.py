@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from echoridge_client.errors import ClientError, Refused
 from echoridge_client.tui import signin
-from echoridge_client.tui.context import Context, mode_words
+from echoridge_client.tui.context import Context, bot_level, mode_words
 from echoridge_client.tui.replaydata import Viewer
 from echoridge_client.tui.replayer import ReplayScreen
 from echoridge_protocol import messages as m
@@ -62,7 +62,8 @@ def game_row(game: m.GameRecord, who: str) -> tuple[str, str, Text, str, Text]:
     for n, p in enumerate(game.players):
         if n:
             players.append(", ")
-        players.append(f"{p.name} ({p.bot} bot)" if p.bot else p.name)  # text, never markup
+        # text, never markup
+        players.append(f"{p.name} ({bot_level(p.bot)} bot)" if p.bot else p.name)
         if p.rating_change is not None:
             players.append(f" {change_words(p.rating_change)}", style="dim")
         if p.seat in game.winners:

@@ -1,8 +1,9 @@
 """The waiting room of ``echo-ridge play``: the table id to give to friends, its game, its seats
 and who sits in them (``Lobby.table``, asked again every second; a signed-in player's rating
-beside the name, ``?`` while provisional), buttons to add random or
-greedy bots and to start.  When the game starts (the seat's view leaves status ``new``), the
-game screen takes over; leaving the table goes back to the lobby (the app's ``show_lobby``).
+beside the name, ``?`` while provisional; a bot's level beside its name), buttons (and the keys
+``e``, ``n``, ``s``) to add an easy, a normal or a strong bot, and to start.  When the game
+starts (the seat's view leaves status ``new``), the game screen takes over; leaving the table
+goes back to the lobby (the app's ``show_lobby``).
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from textual.widgets import (
     Button,
     Footer,
     Header,
+    Label,
     RichLog,
     Static,
 )
 
 from echoridge_client.errors import ClientError
 from echoridge_client.session import TableSession
-from echoridge_client.tui.context import Context, mode_words, player_name
+from echoridge_client.tui.context import BOT_LEVELS, Context, mode_words, player_name
 from echoridge_client.tui.game import GameScreen
 from echoridge_client.tui.help import HelpScreen
 from echoridge_protocol import messages as m
@@ -35,6 +37,9 @@ class WaitingScreen(Screen[None]):
     """A joined table before its start: invite friends, add bots, start."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "add_bot('easy')", "Easy bot"),
+        Binding("n", "add_bot('normal')", "Normal bot"),
+        Binding("s", "add_bot('strong')", "Strong bot"),
         Binding("f1", "help", "How to play"),
         ("ctrl+q", "app.quit", "Quit"),
     ]
@@ -53,9 +58,11 @@ class WaitingScreen(Screen[None]):
         yield Header()
         yield Static(id="table-info")
         yield Static(id="seat-list")
+        with Horizontal(id="bot-buttons"):
+            yield Label("Add a bot:", id="bot-label")
+            for kind, word, _ in BOT_LEVELS:
+                yield Button(f"{word} ({kind[0]})", id=f"add-{kind}")
         with Horizontal(id="waiting-buttons"):
-            yield Button("Add random bot", id="add-random")
-            yield Button("Add greedy bot", id="add-greedy")
             yield Button("Start game", id="start", variant="primary")
             yield Button("Leave", id="leave", variant="error")
         yield RichLog(id="wait-log", wrap=True, markup=True)
@@ -94,7 +101,12 @@ class WaitingScreen(Screen[None]):
         out.append(f"echo-ridge play {ctx.url}", style="bold")
         out.append(", then join table ")
         out.append(str(ctx.table), style="bold")
-        out.append("\nFill the free seats with bots, then start the game.")
+        out.append("\nFill the free seats with bots, then start the game. Bots: ")
+        for n, (kind, word, what) in enumerate(BOT_LEVELS):
+            out.append(", " if n else "")
+            out.append(word, style="bold")
+            out.append(f" ({kind[0]}) {what}")
+        out.append(".")
         self.query_one("#table-info", Static).update(out)
         self.query_one("#seat-list", Static).update(self.seat_list())
 
@@ -148,13 +160,16 @@ class WaitingScreen(Screen[None]):
             ctx.mode = mode_words(getattr(mine, "mode", None), mine.seats)
         self._info()
 
-    @on(Button.Pressed, "#add-random")
-    def _add_random(self) -> None:
-        self._run(self._add_bot("random"))
+    @on(Button.Pressed, "#bot-buttons Button")
+    def _add_pressed(self, event: Button.Pressed) -> None:
+        self.action_add_bot((event.button.id or "").removeprefix("add-"))
 
-    @on(Button.Pressed, "#add-greedy")
-    def _add_greedy(self) -> None:
-        self._run(self._add_bot("greedy"))
+    def action_add_bot(self, kind: str) -> None:
+        """A bot of this level (``easy``, ``normal``, ``strong``) takes the next free seat."""
+        if self.info is not None and self.info.taken >= self.info.seats:
+            self.note("Every seat is taken: start the game.")
+            return
+        self._run(self._add_bot(kind))
 
     @on(Button.Pressed, "#start")
     def _start(self) -> None:
@@ -176,15 +191,15 @@ class WaitingScreen(Screen[None]):
             assert ctx.lobby and ctx.table and ctx.token
             result = await ctx.lobby.add_bot(ctx.table, ctx.token, kind)
             if result.outcome == "accepted":
-                self.note(f"Added a {kind} bot.")
+                self.note(f"Added {'an' if kind == 'easy' else 'a'} {kind} bot.")
                 self.bots += 1
                 if self.taken is not None:
                     self.taken += 1
             else:
                 self.note(f"[red]No bot added: {result.code} {result.message or ''}[/]")
             await self._poll()
-        except ClientError as exc:
-            self.note(f"[red]{exc}[/]")
+        except (ClientError, ValueError) as exc:  # ValueError: a kind this SDK does not know
+            self.note(Text(str(exc), style="red"))
         finally:
             self.busy = False
 
