@@ -205,6 +205,17 @@ class Turn(Values):
         if proceed:
             return proceed[0]
         best: tuple[float, Command] | None = None  # (value per hour, command); first best wins
+        for score, c in self.scored():
+            if best is None or score > best[0]:
+                best = (score, c)
+        if best is not None and best[0] >= MIN_SCORE:
+            return best[1]
+        return self.wait()
+
+    def scored(self) -> list[tuple[float, Command]]:
+        """Each action here and each drive, with its estimated value per hour (a drive: that of
+        the best action predicted at its end), in the order of ``legal``, actions first."""
+        out: list[tuple[float, Command]] = []
         car = self._car()
         for c in self.legal:
             kind = c.get("type")
@@ -213,21 +224,15 @@ class Turn(Values):
             value, hours = self.value(c, car)
             if c.get("night_shift"):
                 value *= 0.9  # a scarce waiver: keep it for when it is the only way
-            score = value / max(hours, 1)
-            if best is None or score > best[0]:
-                best = (score, c)
+            out.append((value / max(hours, 1), c))
         for c in of_kind(self.legal, "drive"):
             path = [as_block(b) for b in c.get("path") or ()]
             if not path:
                 continue
             drive = self.drive_hours(path)
             value, hours = self.best_at(path[-1], self.night, drive)
-            score = value / max(drive + hours, 1)
-            if best is None or score > best[0]:
-                best = (score, c)
-        if best is not None and best[0] >= MIN_SCORE:
-            return best[1]
-        return self.wait()
+            out.append((value / max(drive + hours, 1), c))
+        return out
 
     def wait(self) -> Command | None:
         """Nothing worth its hours now: drive to where the other time of day will have work,
