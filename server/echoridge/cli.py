@@ -363,6 +363,16 @@ def main(argv: list[str] | None = None) -> int:
         help="the seats' policy: a level (easy, normal, strong) or random, greedy (= normal)",
     )
     bots.add_argument(
+        "--server-bots",
+        choices=BOT_KINDS,
+        default=None,
+        metavar="KIND",
+        help="seat server-side bots of this kind (add_bot) beside the --players seats",
+    )
+    bots.add_argument(
+        "--server-bot-seats", type=int, default=1, metavar="N", help="with --server-bots (1)"
+    )
+    bots.add_argument(
         "--subprotocol",
         choices=("msgpack", "json", "mixed"),
         default="msgpack",
@@ -526,6 +536,8 @@ def main(argv: list[str] | None = None) -> int:
                 mode=args.mode,
                 spectators=args.spectators,
                 bot=args.bot,
+                server_bots=args.server_bots,
+                server_bot_seats=args.server_bot_seats,
                 subprotocol=args.subprotocol,
                 concurrency=args.concurrency,
                 rate=args.rate,

@@ -13,7 +13,7 @@ import pytest
 
 from echoridge.cli import main
 from echoridge_client.botsessions import Ack
-from echoridge_client.loadbots import BotOptions, percentile, run_tables
+from echoridge_client.loadbots import BotOptions, ok, percentile, run_tables
 from echoridge_client.lobby import Lobby
 from echoridge_client.transcripts import unacknowledged
 from tests.e2e.conftest import ServerProcess, server, servers  # noqa: F401
@@ -162,11 +162,35 @@ def test_bots_play_cooperative_tables(server: ServerProcess) -> None:  # noqa: F
     assert report["mode"] == "cooperative" and report["errors"] == 0 and report["lost"] == 0
 
 
+async def test_bots_seat_server_bots_of_the_kind_asked_for(server: ServerProcess) -> None:  # noqa: F811
+    options = BotOptions(
+        server.url, tables=2, players=2, server_bots="easy", server_bot_seats=2, rate=0, seed=5
+    )
+    report, runs = await run_tables(options)
+    assert ok(report), report
+    assert report["server_bots"] == "easy" and report["server_bot_seats"] == 2
+    lobby = await Lobby.connect(server.url)
+    try:
+        for run in runs:
+            info = await lobby.table(run.table)
+            assert info is not None and info.status == "over"
+            assert [(p.seat, p.bot) for p in info.players] == [
+                (0, None), (1, None), (2, "easy"), (3, "easy")
+            ]  # fmt: skip
+    finally:
+        await lobby.close()
+    # Only our seats' commands are timed and acknowledged to us (the bots played their own).
+    assert {ack.seat for run in runs for ack in run.acks} == {0, 1}
+
+
 def test_bots_refuse_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bots", "http://localhost:1/ws"]) == 2
     assert "ws://" in capsys.readouterr().err
     assert main(["bots", "ws://localhost:1/ws", "--mode", "coop", "--players", "1"]) == 2
     assert "--mode coop needs 2 to 4 --players" in capsys.readouterr().err
+    bots_too = ["--players", "3", "--server-bots", "strong", "--server-bot-seats", "2"]
+    assert main(["bots", "ws://localhost:1/ws", *bots_too]) == 2
+    assert "--players and --server-bot-seats make 2 to 4 seats" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["bots", "ws://localhost:1/ws", "--players", "5"])
 

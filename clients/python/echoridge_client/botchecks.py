@@ -24,7 +24,11 @@ def check(run: TableRun, transcript: dict[str, Any], options: BotOptions) -> str
         return what
     if transcript.get("server_seed_commit") != run.commit:
         return "the transcript's server seed commitment is not the one given at creation"
-    if transcript.get("client_seeds") != [s.hex() for s in run.seeds]:
+    seeds = transcript.get("client_seeds")
+    # Our seats first, then the server's bots (``server_bots``: their seeds are the server's).
+    if not isinstance(seeds, list) or len(seeds) != options.seats:
+        return f"the transcript does not hold the client seeds of {options.seats} seats"
+    if seeds[: len(run.seeds)] != [s.hex() for s in run.seeds]:
         return "the transcript's client seeds are not ours"
     entries = transcript.get("entries")
     if not isinstance(entries, list) or len(entries) != run.version:

@@ -26,6 +26,10 @@ class BotOptions:
     mode: str = "competitive"  # or "cooperative" (2 to 4 players): the tables' mode
     spectators: int = 0
     bot: str = "random"
+    # Server-side bots of this kind (``add_bot``) in ``server_bot_seats`` more seats of each
+    # table, after the ``players`` seats this client plays (None: none).
+    server_bots: str | None = None
+    server_bot_seats: int = 1
     subprotocol: str = "msgpack"  # msgpack, json or mixed (alternating per connection)
     concurrency: int = 0  # tables in play at once (0: all of them)
     rate: float = 9.0  # messages per second per connection (0: unpaced)
@@ -37,6 +41,11 @@ class BotOptions:
     # The transcripts' check: an engine replay (the server's tools give echoridge.transcript's
     # ``replay``); None: the protocol checks (echoridge_protocol.verify), with the SDK alone.
     replay: Callable[[dict[str, Any]], Any] | None = None
+
+    @property
+    def seats(self) -> int:
+        """Seats per table: this client's, then the server's bots'."""
+        return self.players + (self.server_bot_seats if self.server_bots is not None else 0)
 
     def check(self) -> None:
         if self.tables < 0:
@@ -51,6 +60,11 @@ class BotOptions:
             raise ValueError("--spectators must not be negative")
         if self.bot not in BOT_KINDS:
             raise ValueError("--bot is easy, normal, strong, random or greedy")
+        if self.server_bots is not None:
+            if self.server_bots not in BOT_KINDS:
+                raise ValueError("--server-bots is easy, normal, strong, random or greedy")
+            if not 1 <= self.server_bot_seats <= 4 - self.players:
+                raise ValueError("--players and --server-bot-seats make 2 to 4 seats")
         if self.subprotocol not in SUBPROTOCOL_CHOICES:
             raise ValueError("--subprotocol is msgpack, json or mixed")
         if self.concurrency < 0 or self.rate < 0 or self.think < 0 or self.ramp < 0:

@@ -4,10 +4,13 @@ server and to check it; and the transcript download of ``echo-ridge verify URL T
 ``run_bots(BotOptions(url, tables=N, players=P, spectators=K))`` creates N tables over the lobby,
 joins P seats per table (each with its own client seed) and opens K spectator sessions per table,
 starts the games and plays them to the end with ``Seat.play`` and the chosen policy, at most
-``concurrency`` tables at a time.  Then it downloads every finished table's transcript and
-verifies it (botchecks.py, transcripts.py); the transcript must also carry this client's seeds, the
-commitment the table was created with, as many entries as the seats saw versions, and every
-command the server acknowledged to a seat, at its version (``lost`` counts those missing).  The
+``concurrency`` tables at a time.  With ``server_bots=KIND`` each table has ``server_bot_seats``
+more seats, after the client's, where its first seat seats server-side bots of that kind
+(``add_bot``): the client's seats are then the people whose commands are timed.  Then it
+downloads every finished table's transcript and verifies it (botchecks.py, transcripts.py); the
+transcript must also carry this client's seeds, the commitment the table was created with, as
+many entries as the seats saw versions, and every command the server acknowledged to a seat, at
+its version (``lost`` counts those missing).  The
 report is one dict (printed as one JSON line by the command), with at least ``tables``,
 ``finished``, ``verified``, ``errors``, ``commands``, ``acknowledged``, ``lost``,
 ``deliveries``, ``p50_ms``, ``p99_ms`` and ``seconds``.  The sessions are in botsessions.py, the
@@ -104,9 +107,7 @@ async def _play_table(
                 mode: m.GameMode | None = None  # competitive: the field left out
                 if options.mode == "cooperative":
                     mode = "cooperative"
-                created = await lobby.create(
-                    options.players, public=True, spectators=True, mode=mode
-                )
+                created = await lobby.create(options.seats, public=True, spectators=True, mode=mode)
                 run.table, run.commit = created.table, created.server_seed_commit.hex()
                 tokens = []
                 for s in range(options.players):
@@ -117,6 +118,12 @@ async def _play_table(
                         raise ClientError(f"joined seat {joined.seat}, expected {s}")
                     run.seeds.append(seed)
                     tokens.append(joined.token)
+                for _ in range(options.players, options.seats):
+                    await pacer.wait()
+                    assert options.server_bots is not None
+                    added = await lobby.add_bot(run.table, tokens[0], options.server_bots)
+                    if added.outcome != "accepted":
+                        raise ClientError(f"add_bot refused: {added.code}")
                 try:
                     await _open(run, options, stats, tokens, seats, watchers, busy_for=0)
                 except Busy:
@@ -328,6 +335,8 @@ async def run_tables(
         "mode": options.mode,
         "spectators": options.spectators,
         "bot": options.bot,
+        "server_bots": options.server_bots,
+        "server_bot_seats": options.seats - options.players,
         "subprotocol": options.subprotocol,
         "rate": options.rate,
         "think": options.think,

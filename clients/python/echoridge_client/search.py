@@ -10,34 +10,34 @@
 How ``StrongPolicy`` decides a turn (any other decision, the answers and the accusation, is the
 greedy bot's, whose reasoning over known innocents and traits is already exact):
 
-1. **Candidates.**  The greedy bot scores every action here and every drive (value per hour);
-   the search considers the best few (``WIDTH``, one drive per destination), its own pick among
-   them, and a Coffee Break when it is legal.
+1. **Candidates.**  The greedy bot's pick, and the best few others by its scores (value per
+   hour; ``WIDTH``, one drive per destination).
 2. **Determinization.**  ``determinize.sample(view, rng)`` builds a whole engine ``State`` from
    the seat's view alone: everything the seat has not seen (the murderer, other hands, the decks,
    face-down tokens) drawn at random consistently with all it knows.  The true state is never
-   an input, so the bot cannot cheat (tests/clients/test_search.py checks that two games which
-   differ only in secrets the seat has not seen give the same decisions).
-3. **Simulation.**  On each sampled state every candidate is played with the engine, then the
-   rest of the turn with greedy policies (its answers, dice and draws from a random generator
-   shared by the candidates of one sample, so they are compared on the same luck), until the
-   seat's turn ends or the game does.
-   When the officers have few hours left in all (``TO_THE_END``), it plays on to the end of
-   the game instead.
-4. **Evaluation.**  The position is scored by the seat's estimated chance to win (``evaluate``):
-   each officer's chance to name the murderer, from the suspects it cannot yet rule out in the
-   sampled state and the clues it holds towards unsolved evidence (each a Suspect to come, and
-   a chance to collect the last clue and learn the trait), combined with the tie-break (badge,
-   then time track) of rules.md §12; in co-op, the team's chance.
-5. The candidate with the best mean over the samples wins; the search stops at its time
-   ``budget`` (wall seconds per decision) or after a fixed number of ``simulations`` (the same
-   seed then gives the same decisions: tests and benches).
+   an input, so the bot cannot cheat (tests/clients/test_search.py checks that worlds the seat
+   cannot tell apart give the same decisions).
+3. **Simulation.**  On each sampled world every candidate is played with the engine, then the
+   rest of the game with greedy policies for every seat (dice, draws and answers from a
+   generator shared by the candidates of one world, so they are compared on the same luck).
+4. **Evaluation.**  The end is scored by the seat's chance to win (``evaluate``): each officer
+   names the murderer with a chance of one in the suspects it cannot rule out, and the
+   tie-break (badge, then time track) of rules.md §12 decides among those right; in co-op, the
+   team's chance.  (A simulation cut short is scored the same way, with the clues each officer
+   holds towards unsolved evidence counted as information to come.)
+5. **Choice.**  A candidate replaces the greedy pick only if its mean gain over it, paired
+   world by world, clears ``CONFIDENCE`` standard errors after at least ``MIN_SAMPLES`` worlds:
+   the largest of a few noisy estimates is mostly noise.  The search stops at its time
+   ``budget`` (wall seconds per decision) or after a fixed number of ``simulations`` (then the
+   same seed gives the same decisions: tests and benches).  Early in a game, when a simulation
+   to the end is long, the budget often allows too few worlds and the greedy pick stands.
+
+How strong it is: bench/bots_bench.py (docs/clients.md has the last measurements).
 """
 
 from __future__ import annotations
 
 import math
-import os
 import random
 import time
 from collections.abc import Callable
@@ -49,9 +49,10 @@ from echoridge_client.policies import GreedyPolicy, RandomPolicy
 
 LEVELS = ("easy", "normal", "strong")
 DEFAULT_BUDGET = 0.5  # seconds of wall time per decision the strong bot may search
-WIDTH = 6  # candidate commands the search compares (besides the greedy pick and a break)
-TO_THE_END = 30  # with so few hours left in all, the simulation plays to the end of the game
-MAX_STEPS = 60  # commands simulated after a candidate, at most
+WIDTH = 6  # candidate commands the search compares besides the greedy pick
+CONFIDENCE = 2.0  # standard errors a gain over the greedy pick must clear
+MIN_SAMPLES = 4  # samples before a candidate may replace the greedy pick
+MAX_STEPS = 400  # commands simulated after a candidate, at most (a whole game is ~170)
 SEARCHED_PHASES = ("w1", "w2")  # turn phases in which the search chooses the action
 
 Sampler = Callable[[View, random.Random], Any]
@@ -156,28 +157,43 @@ class StrongPolicy:
             sampler = sample
         seat = int(view["you"]["seat"])
         commands = [load(c) for c in options]
-        totals = [0.0] * len(options)
-        runs = [0] * len(options)
+        # diffs[i]: candidate i's score minus the greedy pick's, per sample (the same world
+        # and luck for both: paired, so the noise they share cancels)
+        diffs: list[list[float]] = [[] for _ in options]
         deadline = time.perf_counter() + self.budget
         done = 0
         while True:
             if self.simulations is not None:
                 if done >= self.simulations:
                     break
-            elif done and time.perf_counter() >= deadline:
+            elif time.perf_counter() >= deadline:
                 break
             state = sampler(view, self._rng)
             luck = self._rng.randbytes(16)
-            for i, command in enumerate(commands):
-                totals[i] += simulate(state, seat, command, luck)
-                runs[i] += 1
-                if self.simulations is None and time.perf_counter() >= deadline and done:
+            base = simulate(state, seat, commands[0], luck)
+            for i in range(1, len(commands)):
+                diffs[i].append(simulate(state, seat, commands[i], luck) - base)
+                if self.simulations is None and time.perf_counter() >= deadline:
                     break
             done += 1
         self.decisions += 1
         self.samples += done
-        best = max(range(len(options)), key=lambda i: (totals[i] / max(runs[i], 1), -i))
-        return options[best]
+        return options[better(diffs)]
+
+
+def better(diffs: list[list[float]]) -> int:
+    """The candidate to play: the one whose mean gain over the greedy pick (index 0) is largest,
+    if that gain is clear of the noise (``CONFIDENCE`` standard errors), else the greedy pick:
+    the maximum of a few noisy estimates is mostly noise, and the greedy pick is a good prior."""
+    best, best_gain = 0, 0.0
+    for i, ds in enumerate(diffs):
+        if i == 0 or len(ds) < MIN_SAMPLES:
+            continue
+        mean = sum(ds) / len(ds)
+        spread = math.sqrt(sum((d - mean) ** 2 for d in ds) / (len(ds) - 1))
+        if mean > CONFIDENCE * spread / math.sqrt(len(ds)) and mean > best_gain:
+            best, best_gain = i, mean
+    return best
 
 
 def searchable(view: View) -> bool:
@@ -197,8 +213,8 @@ def searchable(view: View) -> bool:
 
 
 def simulate(state: Any, seat: int, command: Any, luck: bytes) -> float:
-    """Play ``command`` on a sampled ``state``, then the rest of the seat's turn with greedy
-    policies, and score the position for ``seat``.  ``luck`` seeds the dice and the answers."""
+    """Play ``command`` on a sampled ``state``, then the rest of the game with greedy policies
+    for every seat, and score the end for ``seat``.  ``luck`` seeds the dice and the answers."""
     from echoridge_rules import Rng, Seat, Status, ViewCache, decide, evolve, view
     from echoridge_rules.errors import RuleViolation
     from echoridge_rules.serial import load
@@ -206,18 +222,14 @@ def simulate(state: Any, seat: int, command: Any, luck: bytes) -> float:
     rng = Rng(luck, "search")
     chooser = random.Random(luck)
     cache = ViewCache()
-    turn = state.turn.number if state.turn is not None else -1
     try:
         for event in decide(state, command, rng):
             state = evolve(state, event)
     except RuleViolation:
         return -1.0
-    to_end = hours_left(state) <= TO_THE_END
-    for _ in range(MAX_STEPS * (4 if to_end else 1)):
+    for _ in range(MAX_STEPS):
         if state.status is not Status.PLAYING:
-            break
-        if not to_end and not state.pending and (state.turn is None or state.turn.number != turn):
-            break  # the seat's turn is over
+            break  # the game's end: every officer accuses now
         actor = state.pending[0].seat if state.pending else state.turn.seat
         seen = view(state, Seat(actor), cache)
         legal = seen["you"]["legal"]
@@ -232,20 +244,13 @@ def simulate(state: Any, seat: int, command: Any, luck: bytes) -> float:
     return evaluate(state, seat)
 
 
-def hours_left(state: Any) -> int:
-    """The hours the officers still have, in all (the game's length left)."""
-    from echoridge_rules.queries import hour_cap
-
-    cap = hour_cap(state)
-    return sum(0 if p.ended else max(0, cap - p.space) for p in state.players)
-
-
 # --- evaluation ---------------------------------------------------------------------------------
 
 GAIN_SHARE = 0.8  # the chance an evidence one holds clues of is solved before the end
 SOLVE_SHARE = 0.5  # the trait halves what is left
 TIE_SLOPE = 2.0  # how sharply a badge level decides a tie-break (logistic)
-SPACE_SLOPE = 0.35  # ... and an hour on the time track
+SPACE_SLOPE = 0.35
+TIE_POWER = 2.0  # ... and an hour on the time track
 
 
 def evaluate(state: Any, seat: int) -> float:
@@ -257,18 +262,31 @@ def evaluate(state: Any, seat: int) -> float:
         return max(chances)  # the team's accusation: the best informed officer's
     me = state.players[seat]
     win = chances[seat]
+    weight = _progress(state) ** TIE_POWER  # early leads in badge and time may not last
     for other in state.players:
         if other.seat == seat:
             continue
         edge = TIE_SLOPE * (other.badge - me.badge) + SPACE_SLOPE * (me.space - other.space)
+        edge *= weight
         beats = 1.0 / (1.0 + math.exp(-edge))  # the other wins a tie with me
         win *= 1.0 - chances[other.seat] * beats
     return win
 
 
+def _progress(state: Any) -> float:
+    """How far the game is, 0 to 1: the share of the officers' hours used."""
+    from echoridge_rules.queries import hour_cap
+
+    cap = max(1, hour_cap(state))
+    return sum(1.0 if p.ended else min(1.0, p.space / cap) for p in state.players) / max(
+        1, len(state.players)
+    )
+
+
 def _chance(state: Any, seat: int) -> float:
     """The chance ``seat`` names the murderer at the end: one in the suspects it is expected to
     be unable to rule out by then."""
+    from echoridge_rules import Status
     from echoridge_rules.data import CLUES_NEEDED, Evidence
     from echoridge_rules.queries import clues, holder
 
@@ -278,8 +296,8 @@ def _chance(state: Any, seat: int) -> float:
         return 1.0
     rest = float(left - 1)
     for evidence in Evidence:  # a clue held towards an unsolved evidence: a Suspect to come,
-        if holder(state, evidence) is not None:  # and a chance to collect the last one
-            continue
+        if state.status is not Status.PLAYING or holder(state, evidence) is not None:
+            continue  # (and a chance to collect the last one; none once the game is over)
         mine = clues(state, player, evidence)
         if mine > 0:
             rest *= 1.0 - GAIN_SHARE / max(left, 2)
@@ -329,11 +347,6 @@ def strong_choice(
 ) -> Command:
     """One strong decision, for a process pool (arguments and result are plain data)."""
     return StrongPolicy(seed, budget=budget).choose(view, legal)
-
-
-def worker_count() -> int:
-    """A sensible default size for a pool of strong bots' searches: half the cores."""
-    return max(1, (os.cpu_count() or 2) // 2)
 
 
 __all__ = [

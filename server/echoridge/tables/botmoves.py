@@ -31,6 +31,7 @@ from echoridge.logs import get_logger
 from echoridge.store import StoreError
 from echoridge.tables.clocks import waiting_on
 from echoridge.tables.viewers import viewer_view
+from echoridge_client.search import searchable
 from echoridge_protocol import messages as m
 from echoridge_rules import RuleViolation, State, Status, decide
 from echoridge_rules.legal import legal_actions
@@ -230,7 +231,8 @@ class BotMoves:
                     return
                 seen = bot_view(viewer_view(self.state, seat, self.views), legal)
                 kind = self._bot_kind(seat)
-                if kind != "strong" or len(legal) == 1:
+                if kind != "strong" or len(legal) == 1 or not searchable(seen):
+                    # (a strong bot searches its turns' actions only: the rest is quick)
                     choice = make_policy(kind, seed).choose(seen, legal)
                     await self._append_bot_move(seat, version, choice, kind)
                     return
