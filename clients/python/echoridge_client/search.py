@@ -126,8 +126,8 @@ class StrongPolicy:
             return greedy
 
     def candidates(self, view: View, legal: list[Command], greedy: Command) -> list[Command]:
-        """The greedy pick first, then the best-scored others (one drive per destination), and
-        a Coffee Break if legal."""
+        """The greedy pick first, then the best-scored others (one drive per destination; no
+        Coffee Break unless it is the greedy pick)."""
         scored = Turn(view, legal, random.Random(0)).scored()
         scored.sort(key=lambda sc: -sc[0])
         out = [greedy]
