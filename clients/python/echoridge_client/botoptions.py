@@ -101,13 +101,6 @@ def derive(seed: int | None, *parts: object) -> bytes:
     return hashlib.sha256(text.encode()).digest()
 
 
-def make_policy(kind: str, seed: bytes) -> Any:
-    """The policy of a bot kind (search.py: a level, ``random`` or ``greedy``)."""
-    from echoridge_client.search import make_policy as of_kind
-
-    return of_kind(kind, seed)
-
-
 def subprotocol_of(options: BotOptions, table: int, connection: int) -> str:
     """The subprotocol of a table's n-th connection (seats first, then spectators)."""
     if options.subprotocol == "mixed":

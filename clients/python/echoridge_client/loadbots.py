@@ -55,12 +55,12 @@ from echoridge_client.botoptions import (
     BotOptions,
     TableRun,
     derive,
-    make_policy,
     subprotocol_of,
 )
 from echoridge_client.botsessions import BotSeat, BotSpectator, Pacer, Stats
 from echoridge_client.errors import Busy, ClientError
 from echoridge_client.lobby import Lobby
+from echoridge_client.search import make_policy
 from echoridge_client.session import TableSession
 from echoridge_client.transcripts import (
     download_transcripts,

@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from echoridge_client.botdata import Command, View, as_block, candidates, of_kind
+from echoridge_client.botdata import Command, View, as_block, of_kind
 from echoridge_client.greedy import Turn
 from echoridge_client.policies import GreedyPolicy, RandomPolicy
 
@@ -354,7 +354,6 @@ __all__ = [
     "LEVELS",
     "EasyPolicy",
     "StrongPolicy",
-    "candidates",
     "evaluate",
     "make_policy",
     "strong_choice",

@@ -31,7 +31,7 @@ from echoridge.logs import get_logger
 from echoridge.store import StoreError
 from echoridge.tables.clocks import waiting_on
 from echoridge.tables.viewers import viewer_view
-from echoridge_client.search import searchable
+from echoridge_client.search import DEFAULT_BUDGET, make_policy, searchable, strong_choice
 from echoridge_protocol import messages as m
 from echoridge_rules import RuleViolation, State, Status, decide
 from echoridge_rules.legal import legal_actions
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
     from echoridge_rules.rng import Rng
 
 HANDOVER_BOT = "normal"  # the level of a table's handover bot when its metadata names none
-DEFAULT_BUDGET = 0.5  # seconds a strong bot searches per decision (--bot-budget)
 MIN_BUDGET, MAX_BUDGET = 0.01, 10.0  # --bot-budget's bounds
 DEFAULT_PROCESSES = 1  # --bot-processes (0: a thread of the server process)
 # A strong decision not back after this many budgets (and a few seconds: the pool's first
@@ -56,15 +55,6 @@ DEFAULT_PROCESSES = 1  # --bot-processes (0: a thread of the server process)
 PATIENCE_BUDGETS, PATIENCE_SECONDS = 20, 5.0
 
 log = get_logger("echoridge.tables")
-
-Policy = Any  # a policy of echoridge_client: ``choose(view, legal) -> command``
-
-
-def make_policy(kind: str, seed: bytes, budget: float = DEFAULT_BUDGET) -> Policy:
-    """The policy of a bot kind (a level, ``random`` or ``greedy``)."""
-    from echoridge_client.search import make_policy as of_kind
-
-    return of_kind(kind, seed, budget)
 
 
 def normal_choice(view: dict[str, Any], legal: list[dict[str, Any]], seed: bytes) -> Any:
@@ -117,8 +107,6 @@ class StrongBots:
         self, view: dict[str, Any], legal: list[dict[str, Any]], seed: bytes, where: str = ""
     ) -> Any:
         """The strong bot's command; the normal policy's if the search fails (logged)."""
-        from echoridge_client.search import strong_choice
-
         self.searches += 1
         try:
             if self.closed:
