@@ -108,6 +108,7 @@ class StrongBots:
     ) -> Any:
         """The strong bot's command; the normal policy's if the search fails (logged)."""
         self.searches += 1
+        pool: Executor | None = None
         try:
             if self.closed:
                 raise RuntimeError("the node is closing")
@@ -127,7 +128,7 @@ class StrongBots:
         except Exception as exc:
             self.fallbacks += 1
             if isinstance(exc, BrokenProcessPool):
-                self._discard()  # the next search makes a new pool
+                self._discard(pool)  # the next search makes a new pool
             log.warning(
                 "strong bot failed: normal policy instead",
                 table=where,
@@ -135,7 +136,11 @@ class StrongBots:
             )
             return normal_choice(view, legal, seed)
 
-    def _discard(self) -> None:
+    def _discard(self, broken: Executor | None = None) -> None:
+        """Drop the pool (``broken``: only if it is still the current one, since two searches
+        may fail on the same broken pool and the first one's replacement must stay)."""
+        if broken is not None and broken is not self._pool:
+            return
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
