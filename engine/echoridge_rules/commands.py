@@ -63,6 +63,15 @@ class HandOver:
     reason: str = "away"
 
 
+@tagged("stop_game")
+@dataclass(frozen=True, slots=True)
+class StopGame:
+    """Sent by the server: the game ends now, with no winner.  ``reason``: ``operator`` (the
+    server's operator closed the table: the admin API, ``echo-ridge admin close``)."""
+
+    reason: str = "operator"
+
+
 # --- seats and clocks: any seat while the game is on (seats.py) ------------------------------
 
 
@@ -290,5 +299,5 @@ Answer = (
     | RestCase | Accuse
 )
 SeatCommand = ExtendTime | PlayForMe | TakeBack | VoteHandover | AutoPass
-ServerCommand = StartGame | ApplyDefault | TimeOut | HandOver
+ServerCommand = StartGame | ApplyDefault | TimeOut | HandOver | StopGame
 Command = ServerCommand | SeatCommand | TurnCommand | Answer

@@ -22,8 +22,8 @@ from echoridge_rules.answers import check_answer, exec_answer, exec_default, owe
 from echoridge_rules.cards import check_play, exec_play
 from echoridge_rules.context import Ctx
 from echoridge_rules.errors import RuleViolation
-from echoridge_rules.events import Continued, Event
-from echoridge_rules.model import Phase, State
+from echoridge_rules.events import Continued, Event, GameStopped
+from echoridge_rules.model import Phase, State, Status
 from echoridge_rules.rng import Rng
 from echoridge_rules.seats import check_game_on, check_seat_command
 from echoridge_rules.serial import conforms
@@ -46,6 +46,8 @@ def check(state: State, command: c.Command) -> Execute:
             )
         case c.ApplyDefault(seat=seat):
             return _check_default(state, seat)
+        case c.StopGame(reason=reason):
+            return _check_stop(state, reason)
         case (
             c.TimeOut() | c.HandOver() | c.ExtendTime() | c.PlayForMe() | c.TakeBack()
             | c.VoteHandover() | c.AutoPass()
@@ -92,6 +94,25 @@ def _check_default(state: State, seat: int) -> Execute:
     if turn is not None and turn.seat == seat and turn.phase in (Phase.W3, Phase.W4):
         return partial(exec_proceed, phase=turn.phase)
     raise RuleViolation("rules/no_decision_owed", "That seat owes no decision now.")
+
+
+STOP_REASONS = ("operator",)  # what the server may name in StopGame
+
+
+def _check_stop(state: State, reason: str) -> Execute:
+    """The server may stop a game that is on (its turns or its accusations), for a reason it
+    names; the game is over at once, with no winner."""
+    if reason not in STOP_REASONS:
+        raise RuleViolation("rules/not_an_option", "That is not one of the choices.")
+    if state.status is Status.NEW:
+        raise RuleViolation("rules/game_not_started", "The game has not started yet.")
+    if state.status is Status.OVER:
+        raise RuleViolation("rules/game_over", "The game is over.")
+    return partial(_stop, reason=reason)
+
+
+def _stop(ctx: Ctx, reason: str) -> None:
+    ctx.emit(GameStopped(reason))
 
 
 def decide(state: State, command: c.Command, rng: Rng) -> list[Event]:

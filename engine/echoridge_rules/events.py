@@ -482,6 +482,14 @@ class GameEnded:
     team_accusation: str | None = None  # co-op: the joint accusation
 
 
+@tagged("game_stopped")
+@dataclass(frozen=True, slots=True)
+class GameStopped:
+    """The game ended before its end, with no winner (``StopGame``): ``reason`` as there."""
+
+    reason: str
+
+
 Event = (
     Drawn | GameStarted | Continued | TurnBegan | PhaseEntered | CarDriven | ForcePlayed
     | CarMoved | ActionTaken | TrackerAdvanced | TrackersPushed | MarkerMoved | MobsterRolled
@@ -494,6 +502,7 @@ Event = (
     | ForceDiscarded | PoolRevealed | PoolCardTaken | PoolDiscarded | EventDeckShuffled
     | EventReplaced | EventPlaced | EventTokenPlaced | CardMobsterAdded | EventTokenRemoved
     | EventResolved | EventExpired | EventDiscarded | AccusationOpened | Accused | GameEnded
+    | GameStopped
     | TurnTimedOut | SeatHandedOver | SeatTakenBack | TimeExtended | HandoverVoted
     | AutoPassSet
 )

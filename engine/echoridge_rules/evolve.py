@@ -290,6 +290,10 @@ def evolve(state: State, event: ev.Event) -> State:
             return _set_player(state, state.players[seat].but(auto_pass=on))
         case ev.GameEnded(winners=winners, team_accusation=team_accusation):
             return state.but(status=Status.OVER, winners=winners, team_accusation=team_accusation)
+        case ev.GameStopped(reason=reason):
+            return state.but(
+                status=Status.OVER, winners=(), stopped=reason, agenda=(), pending=(), votes=()
+            )
         case _:
             assert_never(event)
 

@@ -181,6 +181,7 @@ class State:
     turns: int = 0  # turns begun so far
     looks: tuple[tuple[int, int], ...] = ()  # (looker, target), public
     winners: tuple[int, ...] = ()
+    stopped: str | None = None  # why the game was stopped before its end (StopGame), if it was
     draws: int = 0  # random draws used so far
     deck_order: tuple[str, ...] = ()  # the Suspect deck at setup, top first (deck/N labels)
     commitments: tuple[tuple[str, bytes], ...] = ()  # (label, commitment), public from setup

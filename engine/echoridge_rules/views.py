@@ -509,7 +509,7 @@ def _result(state: State) -> dict[str, Any]:
         "accusations": [p.accusation for p in state.players],
         "winners": list(state.winners),
         "team_accusation": state.team_accusation,
-        "decided_by": decided_by(state) if explained else None,
+        "decided_by": "stopped" if state.stopped else decided_by(state) if explained else None,
     }
 
 

@@ -25,7 +25,7 @@ FORCE_CARDS: Final = (
 )  # fmt: skip
 EVIDENCE: Final = ("rank", "gang", "forensics", "getaway", "weapon")
 SUSPECTS: Final = tuple(f"S{n:02d}" for n in range(1, 17))
-SERVER_COMMANDS: Final = ("start_game", "apply_default", "time_out", "hand_over")
+SERVER_COMMANDS: Final = ("start_game", "apply_default", "time_out", "hand_over", "stop_game")
 """The server's own commands: in transcripts, never accepted from a client."""
 
 @dataclass(frozen=True, slots=True)

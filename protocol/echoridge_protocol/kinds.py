@@ -118,6 +118,8 @@ BOT_LEVELS: Final = ("easy", "normal", "strong")
 BOT_KINDS: Final = ("random", "greedy", *BOT_LEVELS)
 """The kinds of server bot (``add_bot.kind``): the levels, ``random`` (uniform among the legal
 commands: tests and load) and ``greedy`` (the same policy as ``normal``, its name before levels)."""
+STOP_REASONS: Final = ("operator",)
+"""Why the server stopped a game before its end (a game record's ``stopped``, SPEC.md §4.8)."""
 
 # Common field types.
 RequestId = Annotated[str, Text(1, 64)]

@@ -51,6 +51,7 @@ from echoridge_protocol.kinds import (
     ROLE_PATTERN,
     SAFE_INT,
     SENDER_PATTERN,
+    STOP_REASONS,
     SUSPECT_PATTERN,
     TABLE_ID_PATTERN,
     TRANSFER_CODE_PATTERN,
@@ -150,16 +151,16 @@ __all__ = [
     "BOT_KINDS", "BOT_LEVELS", "CODE_PATTERN", "CURSOR_PATTERN", "GAME_MODES", "IDENTITY_PATTERN",
     "JWT_PATTERN", "MAX_CHAT_CHARS", "MAX_CHAT_LINES", "MAX_FEATURES", "MAX_LOG_ENTRIES",
     "MAX_NAME_CHARS", "MAX_PAGE", "MAX_REPLAY_STEPS", "MAX_SEATS", "MAX_SPECTATOR_DELAY",
-    "MAX_TABLES_LISTED", "ROLE_PATTERN", "SAFE_INT", "SENDER_PATTERN", "SUSPECT_PATTERN",
-    "TABLE_ID_PATTERN", "TRANSFER_CODE_PATTERN", "AnyMap", "Blob", "BlockPlayer", "Blocked",
-    "Bool", "BotKind", "BotLevel", "Channel", "Chat", "ChatLine", "Choice", "ChosenName", "Clock",
-    "ClockKind", "ClockPreset", "Clocks", "Code", "CommandMap", "CreateIdentity", "Created",
-    "Deadline", "Delta", "ErrorMessage", "Flag", "GameMode", "GamePlayer", "GameRecord", "Games",
-    "GetLeaderboard", "GetPlayer", "IdentityInfo", "IdentityMessage", "Int", "Items", "Joined",
-    "Kind", "Leaderboard", "Limits", "ListBlocked", "ListedStatus", "LogEntries", "Millis", "Name",
-    "NewTransferCode", "OpList", "Outcome", "PlayerPage", "Pong", "Presence", "Ranked", "Rating",
-    "Reason", "RedeemCode", "Rematch", "RenameIdentity", "Replay", "ReplayStep", "Report",
-    "RequestId", "Result", "Resume", "RunningClock", "SeatInfo", "SeatNo", "SeatPresence",
+    "MAX_TABLES_LISTED", "ROLE_PATTERN", "SAFE_INT", "SENDER_PATTERN", "STOP_REASONS",
+    "SUSPECT_PATTERN", "TABLE_ID_PATTERN", "TRANSFER_CODE_PATTERN", "AnyMap", "Blob", "BlockPlayer",
+    "Blocked", "Bool", "BotKind", "BotLevel", "Channel", "Chat", "ChatLine", "Choice", "ChosenName",
+    "Clock", "ClockKind", "ClockPreset", "Clocks", "Code", "CommandMap", "CreateIdentity",
+    "Created", "Deadline", "Delta", "ErrorMessage", "Flag", "GameMode", "GamePlayer", "GameRecord",
+    "Games", "GetLeaderboard", "GetPlayer", "IdentityInfo", "IdentityMessage", "Int", "Items",
+    "Joined", "Kind", "Leaderboard", "Limits", "ListBlocked", "ListedStatus", "LogEntries",
+    "Millis", "Name", "NewTransferCode", "OpList", "Outcome", "PlayerPage", "Pong", "Presence",
+    "Ranked", "Rating", "Reason", "RedeemCode", "Rematch", "RenameIdentity", "Replay", "ReplayStep",
+    "Report", "RequestId", "Result", "Resume", "RunningClock", "SeatInfo", "SeatNo", "SeatPresence",
     "Seconds", "Sentence", "ServerBye", "SessionKind", "TableId", "TableInfo", "TableStatus",
     "Tables", "Text", "Token", "Transcript", "TransferCode", "UnblockPlayer", "Version", "View",
     "Welcome",
@@ -266,7 +267,9 @@ class CreateTable:
     """Create a table.  ``spectator_delay``: how many versions spectators are kept behind;
     ``clock``: its clocks (absent: the ``casual`` preset); ``mode``: the game, ``competitive``
     (absent; with one seat the solo game), ``cooperative`` (2 to 4 seats) or ``solo`` (1 seat);
-    ``handover_bot``: the level of the bot that plays a seat handed over (absent: ``normal``)."""
+    ``handover_bot``: the level of the bot that plays a seat handed over (absent: ``normal``);
+    ``rate_bots``: true, its finished game is rated with its server bots as players, each at its
+    level's own rating (absent, false: bots are left out of the rating, SPEC.md §4.10)."""
 
     TYPE: ClassVar[str] = "create_table"
     id: RequestId
@@ -277,6 +280,7 @@ class CreateTable:
     clock: Clock | None = None
     mode: Annotated[GameMode, Choice(GAME_MODES)] | None = None
     handover_bot: Annotated[BotLevel, Choice(BOT_LEVELS)] | None = None
+    rate_bots: Bool | None = None
 
 
 @dataclass(frozen=True, slots=True)

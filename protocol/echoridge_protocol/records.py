@@ -17,6 +17,7 @@ from echoridge_protocol.kinds import (
     ROLE_PATTERN,
     SAFE_INT,
     SENDER_PATTERN,
+    STOP_REASONS,
     SUSPECT_PATTERN,
     Blob,
     Bool,
@@ -165,7 +166,9 @@ class TableInfo:
     ``mode``: the game played there, as its view's ``mode`` says (``solo``: one seat of the
     competitive game); absent from servers before modes existed;
     ``rematch``: the table of this finished game's rematch, once one was asked for;
-    ``handover_bot``: the level of the bot that plays a seat handed over (``create_table``)."""
+    ``handover_bot``: the level of the bot that plays a seat handed over (``create_table``);
+    ``rate_bots``: true when its game is rated with its bots as players (``create_table``),
+    else absent."""
 
     table: TableId
     status: Annotated[TableStatus, Choice(("waiting", "playing", "over"))]
@@ -181,6 +184,7 @@ class TableInfo:
     mode: Annotated[GameMode, Choice(GAME_MODES)] | None = None
     rematch: TableId | None = None
     handover_bot: Annotated[BotLevel, Choice(BOT_LEVELS)] | None = None
+    rate_bots: Bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +224,8 @@ class GamePlayer:
 class GameRecord:
     """The record of a finished game (a ``games`` listing): who played, the ``murderer``, the
     ``winners`` (seats), when it was created, started and ended (ms since the Unix epoch, UTC),
-    its ``turns`` and its last ``version``."""
+    its ``turns`` and its last ``version``; ``stopped``: ``operator`` when the server's operator
+    stopped the game before its end (no winners, not rated), else absent."""
 
     table: TableId
     mode: Annotated[GameMode, Choice(GAME_MODES)]
@@ -234,3 +239,4 @@ class GameRecord:
     ended: Millis
     turns: Annotated[int, Int(0, SAFE_INT)]
     version: Version
+    stopped: Annotated[str, Choice(STOP_REASONS)] | None = None

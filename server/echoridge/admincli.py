@@ -8,7 +8,7 @@ from the internet), and here ``--url http://127.0.0.1:PORT`` (default ``$ECHORID
 else port 8766) and ``--as NAME``, the name the audit log keeps (default ``$USER``).
 
     echo-ridge admin tables                                   tables listed or run by the node
-    echo-ridge admin close TABLE                              close a table not started
+    echo-ridge admin close TABLE                              close a table; stop its game
     echo-ridge admin ban identity ID [--for 7d] --reason TEXT ban a player (--for: else until
     echo-ridge admin ban network CIDR [--for 12h] --reason TEXT          lifted) or a network
     echo-ridge admin lift BAN_ID                              lift a ban
@@ -130,7 +130,9 @@ def add_parser(sub: Any) -> None:
     adm.add_argument("--json", action="store_true", help="print the API's JSON as it comes")
     what = adm.add_subparsers(dest="admin_command", required=True, metavar="COMMAND")
     what.add_parser("tables", help="the lobby's tables and those the server runs, with players")
-    p = what.add_parser("close", help="close a table whose game has not started")
+    p = what.add_parser(
+        "close", help="close a table (a game being played is stopped: no winner, not rated)"
+    )
     p.add_argument("table", metavar="TABLE")
     p = what.add_parser("ban", help="ban an identity or a network (an address or CIDR)")
     p.add_argument("kind", choices=("identity", "network"))
@@ -238,7 +240,7 @@ def _command(api: Api, args: argparse.Namespace) -> None:
         _show(args, data, lambda: _print_tables(data))
     elif command == "close":
         data = api.call("POST", f"/admin/tables/{_segment(args.table)}/close")
-        _show(args, data, lambda: print(f"closed {data['table']}"))
+        _show(args, data, lambda: print(f"{data['status']} {data['table']}"))
     elif command == "ban":
         body: dict[str, Any] = {"kind": args.kind, "target": args.target, "reason": args.reason}
         if args.seconds is not None:

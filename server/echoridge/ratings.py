@@ -10,7 +10,9 @@ sigma is high.
 
 What a game counts for (``placing``): only competitive games of 2 to 4 seats, and only their
 people (an identity each: ``players[i].identity``; bots and guests are left out, and a game with
-fewer than two rated people rates nobody), unless the table let bots count.  Winners rank first;
+fewer than two rated people rates nobody), unless the table let bots count (``rate_bots``:
+then each bot seat plays for its level's own rating, ``bot_identity``).  A game the operator
+stopped before its end (``stopped``) is not rated.  Winners rank first;
 the others after them, tied; a seat the server played for the player's absence (``players[i].
 absent``) ranks last, as Board Game Arena ranks a leaver.  Co-op and solo games are not rated.
 """
@@ -100,18 +102,33 @@ def placing(record: Mapping[str, Any]) -> tuple[str, list[tuple[str, int]]] | No
     seats = int(record.get("seats") or 0)
     if mode not in RATED_MODES or not 2 <= seats <= 4:
         return None
+    if record.get("stopped"):
+        return None  # stopped before its end by the operator: nobody lost or won it
     winners = set(record.get("winners") or ())
     bots_count = bool(record.get("rate_bots"))
     places: list[tuple[str, int]] = []
     for p in record.get("players") or ():
         who = p.get("identity")
-        if not who or (p.get("bot") and not bots_count):
+        if p.get("bot"):
+            who = bot_identity(str(p["bot"])) if bots_count else None
+        if not who:
             continue
         rank = 1 if p.get("seat") in winners else 2
         if p.get("absent"):
             rank = 3
         places.append((str(who), rank))
     return (str(mode), places) if len(places) >= 2 else None
+
+
+def bot_identity(kind: str) -> str:
+    """The rating of a server bot, one per level, shared by all its seats (a table that rates
+    bots: ``create_table.rate_bots``): ``bot:normal`` (``greedy`` is ``normal``), ``bot:easy``,
+    ``bot:strong``, ``bot:random``.  Never on the leaderboard (store/ratingstore.py)."""
+    return "bot:" + ("normal" if kind == "greedy" else kind)
+
+
+def is_bot(who: str) -> bool:
+    return who.startswith("bot:")
 
 
 def order(record: Mapping[str, Any]) -> tuple[int, str]:

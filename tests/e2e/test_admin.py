@@ -36,6 +36,7 @@ from echoridge.store import Storage
 from echoridge.store.embedded import free_port
 from echoridge_client.errors import Refused
 from echoridge_client.lobby import Lobby
+from echoridge_client.session import Seat
 from echoridge_protocol import messages as m
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, started_game
@@ -230,20 +231,37 @@ async def test_tables_show_their_players_and_an_admin_closes_only_unstarted_ones
     finally:
         await ada.close()
 
-    started, _ = await started_game(url, 1)
-    late_close = await admin.call("POST", f"/admin/tables/{started}/close", name=name)
-    message = refusal(late_close, 409, "admin/started")
-    assert "cannot be closed" in message and "ban" in message
+    # A game being played is stopped: over with no winner, said in every viewer's log.
+    started, tokens = await started_game(url, 2)
+    seat = await Seat.sit(url, started, tokens[1])
+    try:
+        late_close = await admin.call("POST", f"/admin/tables/{started}/close", name=name)
+        assert late_close.status_code == 200, late_close.text
+        stopped = late_close.json()
+        assert stopped["table"] == started and stopped["status"] == "stopped"
+        await seat.wait(lambda: seat.over, timeout=10)
+        assert seat.view["result"]["winners"] == []
+        assert seat.view["result"]["decided_by"] == "stopped"
+        assert seat.log[-1] == {"kind": "game_stopped", "reason": "operator"}
+        assert seat.version == stopped["version"]
+    finally:
+        await seat.close()
+    refusal(await admin.call("POST", f"/admin/tables/{started}/close"), 409, "admin/over")
     check = await Lobby.connect(url)
     try:
-        info = await check.table(started)
-        assert info is not None and info.status == "playing"
+        for _ in range(100):  # archived, and listed as stopped (not rated)
+            games = (await check.games(tables=[started])).games
+            if games:
+                break
+            await asyncio.sleep(0.1)
+        assert [g.stopped for g in games] == ["operator"] and games[0].winners == ()
     finally:
         await check.close()
 
     entries = (await admin.call("GET", "/admin/audit?limit=1000")).json()["entries"]
     mine = [e for e in entries if e["by"] == name]
     assert [(e["action"], e["table"]) for e in mine] == [
+        ("stop_game", started),
         ("close_table", private),
         ("close_table", public),
     ]

@@ -296,3 +296,37 @@ async def test_signed_tokens_of_the_operators_login_system(
             await Lobby.connect(server.url, jwt=bad)
         assert refused.value.code == code
         assert bad not in server.output()  # a token never reaches the logs
+
+
+async def test_a_table_that_rates_bots_rates_a_person_against_them(server: ServerProcess) -> None:
+    url = server.url
+    ada = await signed_in(url, handle("Ada"))
+    try:
+        assert ada.identity is not None
+        table = (await ada.create(2, public=True, rate_bots=True)).table
+        token = (await ada.join(table, "ignored")).token
+        await ada.add_bot(table, token, "random")
+        info = await ada.table(table)
+        assert info is not None and info.rate_bots is True
+        seat = await Seat.sit(url, table, token)
+        try:
+            await ada.start(table, token)
+            await seat.play(RandomPolicy(b"\x05" * 8), timeout=180)
+        finally:
+            await seat.close()
+        await until(lambda: _rated(ada, table), 30, "the game is rated")
+        record = await game_record(ada, table)
+        mine = record.players[0]
+        assert mine.identity == ada.identity.id and record.players[1].bot == "random"
+        model = PlackettLuce()
+        ranks = [1.0 if seat in record.winners else 2.0 for seat in (0, 1)]
+        [[after], _] = model.rate([[model.rating()], [model.rating()]], ranks=ranks)
+        assert mine.rating == shown(after.mu, after.sigma)
+        assert record.players[1].rating is None  # (a bot level's rating is not shown)
+        # a rematch keeps the setting; a table made without it lists none
+        new = (await ada.rematch(table, token)).table
+        assert (await ada.table(new)).rate_bots is True  # type: ignore[union-attr]
+        plain = (await ada.create(2, public=True)).table
+        assert (await ada.table(plain)).rate_bots is None  # type: ignore[union-attr]
+    finally:
+        await ada.close()

@@ -318,3 +318,34 @@ def test_a_bad_clock_is_refused_at_the_start() -> None:
     for clock in ((90,), (-1, 0, 0), (90, 600, 11)):
         assert refused(State(), c.StartGame(2, clock=clock)) == "rules/bad_clock"
     assert refused(State(), c.StartGame(2, clock=(True, 0, 0))) == "rules/bad_command"
+
+
+# --- the server stops a game (an operator closed its table: StopGame) -------------------------
+
+
+def test_a_stopped_game_is_over_with_no_winner_and_says_why_to_everyone() -> None:
+    from echoridge_rules.events import GameStopped
+
+    state = end_turn(start())
+    state, events = step(state, c.StopGame())
+    assert GameStopped("operator") in events
+    assert state.status is Status.OVER and state.winners == () and state.stopped == "operator"
+    assert not state.pending and not state.agenda
+    assert all(not legal_actions(state, seat) for seat in range(3))
+    for viewer in (Seat(0), Seat(2), Spectator()):
+        result = view(state, viewer)["result"]
+        assert result["winners"] == [] and result["decided_by"] == "stopped"
+        assert result["murderer"] == state.murderer  # the secrets are open, as at any end
+    for viewer in (Seat(1), Spectator()):
+        told_ = told(state, c.StopGame(), events)
+        assert entries_for(told_, viewer) == [{"kind": "game_stopped", "reason": "operator"}]
+
+
+def test_only_a_game_that_is_on_can_be_stopped_and_only_for_a_known_reason() -> None:
+    assert refused(State(), c.StopGame()) == "rules/game_not_started"
+    state = start()
+    assert refused(state, c.StopGame("boredom")) == "rules/not_an_option"
+    state, _ = step(state, c.StopGame())
+    assert refused(state, c.StopGame()) == "rules/game_over"
+    assert refused(state, c.TimeOut(0)) == "rules/game_over"
+

@@ -112,3 +112,16 @@ async def test_a_game_of_guests_bots_or_coop_rates_nobody(store: RatingStore) ->
     guest["players"][1]["identity"] = None
     assert await store.apply(guest) == "unrated"
     assert await store.get("competitive", [ada, ben]) == {}
+
+
+async def test_a_bot_levels_rating_is_kept_but_never_on_the_leaderboard(store: RatingStore) -> None:
+    (ada,) = players(1)
+    game = record("t-" + uuid.uuid4().hex[:8], 1, [ada, "-"], [1]) | {"rate_bots": True}
+    game["players"][1] = {"seat": 1, "name": "Strong 2", "bot": "strong", "identity": None}
+    assert await store.apply(game) == "ok"
+    rated = await store.get("competitive", [ada, "bot:strong"])
+    assert set(rated) == {ada, "bot:strong"} and rated["bot:strong"].mu > rated[ada].mu
+    assert [who for who, _ in await store.top("competitive", 0, 10)] == [ada]
+    again = await store.rebuild(each([game]))
+    assert again.get("competitive", "bot:strong") == rated["bot:strong"]
+    assert [who for who, _ in await store.top("competitive", 0, 10)] == [ada]

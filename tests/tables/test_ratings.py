@@ -72,13 +72,36 @@ def test_a_seat_played_for_an_absent_player_ranks_last() -> None:
 
 
 def test_bots_guests_coop_and_solo_rate_nobody() -> None:
-    with_bot = game("t", 1, ["ada", "bot-id"], [1])
+    with_bot = game("t", 1, ["ada", None], [1])
     with_bot["players"][1]["bot"] = "greedy"
     assert placing(with_bot) is None  # one person left
-    assert placing({**with_bot, "rate_bots": True}) == ("competitive", [("ada", 2), ("bot-id", 1)])
     assert placing(game("t", 1, ["ada", None, "cy"], [1])) == (
         "competitive",
         [("ada", 2), ("cy", 2)],
     )
     assert placing({**game("t", 1, ["ada", "ben"], [0, 1]), "mode": "cooperative"}) is None
     assert placing(game("t", 1, ["ada"], [0])) is None
+
+
+def test_a_table_that_rates_bots_rates_each_bot_seat_at_its_levels_own_rating() -> None:
+    record = game("t", 1, ["ada", None, None, "ben"], [1])
+    record["players"][1]["bot"] = "greedy"  # (the normal level's old name)
+    record["players"][2]["bot"] = "strong"
+    assert placing(record) == ("competitive", [("ada", 2), ("ben", 2)])
+    rated = {**record, "rate_bots": True}
+    assert placing(rated) == (
+        "competitive",
+        [("ada", 2), ("bot:normal", 1), ("bot:strong", 2), ("ben", 2)],
+    )
+    # one person against bots is rated too, and the bot level's rating moves with it
+    solo_vs_bots = {**game("u", 2, ["ada", None], [0]), "rate_bots": True}
+    solo_vs_bots["players"][1]["bot"] = "strong"
+    ratings = rate_all([rated, solo_vs_bots])
+    strong = ratings.get("competitive", "bot:strong")
+    assert strong is not None and strong.games == 2
+
+
+def test_a_stopped_game_rates_nobody() -> None:
+    record = game("t", 1, ["ada", "ben", "cy"], [])
+    assert placing(record) is not None
+    assert placing({**record, "stopped": "operator"}) is None

@@ -190,15 +190,18 @@ class Lobby:
         clock: m.Clock | None = None,
         mode: m.GameMode | None = None,
         handover_bot: m.BotLevel | None = None,
+        rate_bots: bool | None = None,
     ) -> m.Created:
         """A new table; ``clock``: its clocks (None: the server's ``casual`` preset); ``mode``:
         ``"cooperative"`` (2 to 4 seats), ``"solo"`` (1 seat) or ``"competitive"`` (None: the
         same, solo with one seat); ``handover_bot``: the level of the bot that plays a seat
-        handed over (None: the server's, ``normal``; feature ``bot_levels``).  A clock outside
+        handed over (None: the server's, ``normal``; feature ``bot_levels``); ``rate_bots``: rate
+        the game with its bots as players (SPEC.md §4.10; feature ``ratings``).  A clock outside
         the server's limits is refused (``Refused``, ``table/bad_clock``), a mode with a number
         of seats it is not played with too (``table/bad_mode``)."""
         request = m.CreateTable(
-            self._id(), seats, public, spectators, spectator_delay, clock, mode, handover_bot
+            self._id(), seats, public, spectators, spectator_delay, clock, mode, handover_bot,
+            rate_bots,
         )
         reply = await self._reply(request, m.Created, retry=True)
         assert isinstance(reply, m.Created)

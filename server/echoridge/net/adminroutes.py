@@ -109,7 +109,9 @@ class Routes:
         return Reply(200, {"tables": list(rows.values()), "more": more})
 
     async def close(self, request: Request, args: tuple[str, ...]) -> Reply:
-        """Close a table whose game has not started, as its creator may."""
+        """Close a table: one whose game has not started as its creator may (``closed``); a
+        game being played is stopped (``stopped``: over with no winner, archived, not rated,
+        ``Node.stop_game``)."""
         table = args[0]
         if not valid_table_id(table):
             raise Refusal(404, "not_found", "No such table: a table id is like t-0123456789.")
@@ -121,16 +123,24 @@ class Routes:
             return Reply(200, {"table": table, "status": "closed"})
         if outcome == "missing" and not await self.storage.archive.archived(table):
             raise Refusal(404, "not_found", f"There is no table {table}.")
-        if outcome in ("started", "missing"):
-            raise Refusal(
-                409,
-                "started",
-                f"The game at {table} has started: a started game cannot be closed yet; "
-                "ban its players instead.",
-            )
+        if outcome == "started":
+            return await self._stop(request, table)
+        if outcome == "missing":
+            raise Refusal(409, "over", f"The game at {table} is over already.")
         if outcome == "closed":
             raise Refusal(409, "conflict", f"The table {table} is closed already.")
         raise Refusal(409, "conflict", f"The table {table} is damaged: it cannot be closed.")
+
+    async def _stop(self, request: Request, table: str) -> Reply:
+        stopped = await self.node.stop_game(table, "operator")
+        if stopped.outcome == "accepted":
+            details = {"table": table, "version": str(stopped.version)}
+            await self.storage.moderation.audit(request.by, "stop_game", details, _now())
+            log.info("game stopped by an admin", table=table, by=request.by)
+            return Reply(200, {"table": table, "status": "stopped", "version": stopped.version})
+        if stopped.outcome == "duplicate" or stopped.code == "rules/game_over":
+            raise Refusal(409, "over", f"The game at {table} is over already.")
+        raise Refusal(409, "conflict", f"The game at {table} could not be stopped; try again.")
 
     async def bans(self, request: Request, args: tuple[str, ...]) -> Reply:
         bans: list[Ban] = await self.storage.moderation.bans(_now())

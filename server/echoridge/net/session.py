@@ -330,6 +330,7 @@ class Session(Handshake):
                     clock,
                     message.mode or "competitive",
                     message.handover_bot or HANDOVER_BOT,
+                    bool(message.rate_bots),
                 )
                 who = self.requester
                 if who is not None and self.identity is not None:  # (its limits too)

@@ -19,8 +19,9 @@ Keys (one hash tag, ``{ratings}``: one slot, also on a Redis Cluster; ratings ar
 ``er:{ratings}:rev`` (the revision: bumped by every write), ``er:{ratings}:counted`` (set of
 the tables counted), ``er:{ratings}:last`` (the order key of the last game counted),
 ``er:{ratings}:r:<mode>`` (hash: identity -> "mu sigma games"), ``er:{ratings}:top:<mode>``
-(sorted set: identity by shown rating, the leaderboard), ``er:{ratings}:g:<table>`` (hash:
-identity -> "before after": the shown rating before and after that game).
+(sorted set: identity by shown rating, the leaderboard; never a bot level's ``bot:LEVEL``),
+``er:{ratings}:g:<table>`` (hash: identity -> "before after": the shown rating before and
+after that game).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
-from echoridge.ratings import RATED_MODES, Rating, Ratings, order, placing, shown
+from echoridge.ratings import RATED_MODES, Rating, Ratings, is_bot, order, placing, shown
 from echoridge.store.connection import Redis, redis_errors
 from echoridge.store.connection import text as _text
 from echoridge.store.errors import StoreError
@@ -78,7 +79,9 @@ redis.call('SADD', KEYS[2], ARGV[2])
 redis.call('SET', KEYS[3], ARGV[3])
 for i = 4, #ARGV, 4 do
   redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1])
-  redis.call('ZADD', KEYS[5], tonumber(ARGV[i + 2]), ARGV[i])
+  if string.sub(ARGV[i], 1, 4) ~= 'bot:' then
+    redis.call('ZADD', KEYS[5], tonumber(ARGV[i + 2]), ARGV[i])
+  end
   redis.call('HSET', KEYS[6], ARGV[i], ARGV[i + 3] .. ' ' .. ARGV[i + 2])
 end
 redis.call('INCR', KEYS[1])
@@ -237,7 +240,9 @@ class RatingStore:
                     chunk = items[i : i + BATCH]
                     pipe = self.redis.pipeline(transaction=False)
                     pipe.hset(_ratings_key(mode, NEW), mapping={w: _pack(r) for w, r in chunk})
-                    pipe.zadd(_top_key(mode, NEW), {w: r.shown for w, r in chunk})
+                    top = {w: r.shown for w, r in chunk if not is_bot(w)}
+                    if top:
+                        pipe.zadd(_top_key(mode, NEW), top)
                     await pipe.execute()
 
     async def _write_games(self, games: dict[str, dict[str, tuple[int, int]]]) -> None:

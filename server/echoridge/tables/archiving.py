@@ -70,6 +70,8 @@ def make_record(
         ),
         "versions": len(entries),
         "rules": final.rules,
+        "rate_bots": meta.get("rate_bots") == "1",
+        "stopped": final.stopped,
     }
 
 
@@ -115,6 +117,7 @@ def listed(
         ended=int(record.get("ended") or 0),
         turns=int(record.get("turns") or 0),
         version=int(record.get("versions") or 0),
+        stopped=record["stopped"] if record.get("stopped") in m.STOP_REASONS else None,
     )
 
 

@@ -10,7 +10,8 @@ closed by its creator or by expiry: tables/expiry.py; ``closed_by``: ``owner`` o
 settings, JSON: tables/clocks.py), ``mode`` (``competitive`` or ``cooperative``; absent from
 tables made before modes existed: competitive), ``handover_bot`` (the level of the bot that plays a
 seat handed over: ``easy``, ``normal`` or ``strong``; absent from tables made before bot levels:
-``normal``, tables/botmoves.py), and per seat ``name:N``, ``bot:N`` (a seat the
+``normal``, tables/botmoves.py), ``rate_bots`` (``1``: its game is rated with its bots as
+players, ratings.py; else absent), and per seat ``name:N``, ``bot:N`` (a seat the
 server plays), ``identity:N`` (the signed-in player's identity: store/identities.py) and
 ``cseed:N`` (the client seed, hex: public, it goes into the transcript).  Its secrets:
 ``server_seed``, ``owner`` (a hash of the creator's token) and ``token:N`` (a hash of the
@@ -44,7 +45,10 @@ _STATUS: dict[str, m.TableStatus] = {"open": "waiting", "playing": "playing", "o
 _GONE = {"damaged": "table/damaged", "closed": "table/closed"}  # statuses nobody may enter
 
 # The settings a rematch keeps (Lobby.rematch); everything else is the new table's own.
-_KEPT = ("seats", "public", "spectators", "spectator_delay", "clock", "mode", "handover_bot")
+_KEPT = (
+    "seats", "public", "spectators", "spectator_delay", "clock", "mode", "handover_bot",
+    "rate_bots",
+)
 
 _REFUSALS = {
     "missing": "table/not_found",
@@ -69,6 +73,7 @@ class Settings:
     clock: ClockSettings = CASUAL
     mode: str = "competitive"  # or "cooperative", or "solo" (one seat; kept as competitive)
     handover_bot: str = HANDOVER_BOT  # the level of the bot that plays a seat handed over
+    rate_bots: bool = False  # its game is rated with its server bots as players (ratings.py)
 
 
 @dataclass(frozen=True)
@@ -161,6 +166,7 @@ class Lobby:
                 "clock": settings.clock.to_meta(),
                 "mode": mode,
                 "handover_bot": settings.handover_bot,
+                **({"rate_bots": "1"} if settings.rate_bots else {}),
             },
             {"server_seed": server_seed, "owner": token_hash(owner).encode()},
         )
@@ -404,6 +410,7 @@ def info(table: str, meta: dict[str, str]) -> m.TableInfo:
         mode=listed_mode(meta),
         rematch=meta.get("rematch"),
         handover_bot=listed_level(meta),
+        rate_bots=True if meta.get("rate_bots") == "1" else None,
     )
 
 

@@ -27,6 +27,7 @@ from echoridge.tables.runner import MakeWelcome, Outcome, Sink, TableRunner
 from echoridge.tables.tokens import token_hash
 from echoridge.tables.transcripts import Prepared, Transcripts
 from echoridge_protocol import messages as m
+from echoridge_rules.commands import StopGame
 
 IDLE_RUNNER_SECONDS = 30.0
 STARTED_RUNNER_SECONDS = 1.0  # a runner opened by a lobby's start, with no session: its idle time
@@ -203,6 +204,7 @@ class Node:
             clock=settings.clock.preset,
             mode=settings.mode,
             handover_bot=settings.handover_bot,
+            rate_bots=settings.rate_bots,
         )
         return table, commit, owner
 
@@ -231,6 +233,18 @@ class Node:
         await self.lobby.close(table, owner)
         await self.closed_here(table)
         log.info("table closed by its creator", table=table)
+
+    async def stop_game(self, table: str, reason: str = "operator") -> Outcome:
+        """Stop a started game before its end (the admin API's close): the server appends
+        ``StopGame``, the game is over with no winner, its log says ``game_stopped`` to every
+        viewer, and it is archived (not rated) as any finished game.  Its command id is the same
+        on every node, so a second try is a ``duplicate``; a game already over is refused
+        (``rules/game_over``), one not started ``rules/game_not_started``."""
+        runner = await self.runner(table)
+        outcome = await runner.server_move(StopGame(reason), f"stop:{reason}")
+        if outcome.outcome == "accepted":
+            log.info("game stopped", table=table, reason=reason, version=outcome.version)
+        return outcome
 
     async def closed_here(self, table: str) -> None:
         """A table was closed before its start (by its creator, or expired): its sessions on
