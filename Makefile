@@ -7,10 +7,14 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint bench soak clean
 
-$(STAMP): pyproject.toml
+# The protocol, the rules and the SDK are distributions of their own (not on PyPI): installed
+# from here, editable, in the same pip run as the server, which requires them.
+PACKAGES := protocol/pyproject.toml engine/pyproject.toml clients/python/pyproject.toml
+
+$(STAMP): pyproject.toml $(PACKAGES)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e protocol -e engine -e clients/python -e '.[dev]'
 	touch $(STAMP)
 
 run: $(STAMP)

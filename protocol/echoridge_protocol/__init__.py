@@ -30,6 +30,7 @@ from echoridge_protocol.messages import (
     Message,
     ServerMessage,
 )
+from echoridge_protocol.version import __version__
 
 __all__ = [
     "CLIENT_LIMITS",
@@ -47,6 +48,7 @@ __all__ = [
     "Op",
     "ProtocolError",
     "ServerMessage",
+    "__version__",
     "apply",
     "decode",
     "decode_client",

@@ -506,13 +506,13 @@ def main(argv: list[str] | None = None) -> int:
             return verify_tables(args.files[0], args.files[1:])
         return verify_files(args.files)
     if args.command == "replay":
-        from echoridge_client.tui import replay as replay_game
+        from echoridge_terminal import replay as replay_game
 
         if args.version is not None and args.version < 0:
             parser.error("--version: a version is 0 or more")
         return replay_game(args.url, args.table, args.seat, args.everyone, args.version)
     if args.command in ("play", "watch"):
-        from echoridge_client.tui import play, watch
+        from echoridge_terminal import play, watch
 
         if args.command == "play":
             return play(

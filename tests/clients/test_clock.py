@@ -6,8 +6,8 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
-from echoridge_client.tui.game import clock_text
 from echoridge_protocol import messages as m
+from echoridge_terminal.game import clock_text
 
 
 def session(version: int, deadline: m.Deadline | None, status: str = "accusing") -> Any:

@@ -22,22 +22,22 @@ from echoridge_client.errors import RevealError
 from echoridge_client.lobby import Lobby
 from echoridge_client.reveals import Verifier
 from echoridge_client.session import Seat
-from echoridge_client.tui import EchoRidgeApp, city, lastmove, panels, render
-from echoridge_client.tui.data import suspect_name
-from echoridge_client.tui.describe import describe, hours_of, menu_order, prompt, unavailable
-from echoridge_client.tui.game import AlertScreen, GameScreen
-from echoridge_client.tui.help import HelpScreen
-from echoridge_client.tui.logpanel import lines as log_lines
-from echoridge_client.tui.result import ResultScreen, why
-from echoridge_client.tui.result import summary as result_summary
-from echoridge_client.tui.screens import LobbyScreen
-from echoridge_client.tui.waiting import WaitingScreen
 from echoridge_protocol import messages as m
 from echoridge_rules import EVERYONE, SPECTATOR
 from echoridge_rules.log import entries_for, told
 from echoridge_rules.model import Status
 from echoridge_rules.views import Seat as SeatViewer
 from echoridge_rules.views import view as project
+from echoridge_terminal import EchoRidgeApp, city, lastmove, panels, render
+from echoridge_terminal.data import suspect_name
+from echoridge_terminal.describe import describe, hours_of, menu_order, prompt, unavailable
+from echoridge_terminal.game import AlertScreen, GameScreen
+from echoridge_terminal.help import HelpScreen
+from echoridge_terminal.logpanel import lines as log_lines
+from echoridge_terminal.result import ResultScreen, why
+from echoridge_terminal.result import summary as result_summary
+from echoridge_terminal.screens import LobbyScreen
+from echoridge_terminal.waiting import WaitingScreen
 from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 
 SIZE = (200, 60)

@@ -12,9 +12,9 @@ from textual.widgets import Input
 
 from echoridge_client.lobby import Lobby
 from echoridge_client.session import Seat
-from echoridge_client.tui import EchoRidgeApp
-from echoridge_client.tui.chatpanel import ChatPanel
-from echoridge_client.tui.game import GameScreen
+from echoridge_terminal import EchoRidgeApp
+from echoridge_terminal.chatpanel import ChatPanel
+from echoridge_terminal.game import GameScreen
 from tests.clients.test_tui import SIZE, until
 from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 

@@ -15,10 +15,10 @@ from textual.widgets import OptionList
 
 from echoridge_client.lobby import Lobby
 from echoridge_client.session import Seat
-from echoridge_client.tui import clocks
-from echoridge_client.tui.game import GameScreen
-from echoridge_client.tui.help import how_to_play
 from echoridge_protocol import messages as m
+from echoridge_terminal import clocks
+from echoridge_terminal.game import GameScreen
+from echoridge_terminal.help import how_to_play
 from tests.clients.test_tui import SIZE, plain, text_of, until
 from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 

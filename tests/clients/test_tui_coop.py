@@ -16,21 +16,21 @@ from textual.widgets import Button, DataTable, OptionList, RadioSet
 from echoridge.simulate import game_seed, play_random
 from echoridge_client.lobby import Lobby
 from echoridge_client.logtext import catalog
-from echoridge_client.tui import EchoRidgeApp, city, panels, render, team
-from echoridge_client.tui.data import force_name, suspect_name
-from echoridge_client.tui.describe import describe, prompt
-from echoridge_client.tui.game import GameScreen
-from echoridge_client.tui.logpanel import lines as log_lines
-from echoridge_client.tui.result import ResultScreen
-from echoridge_client.tui.result import summary as result_summary
-from echoridge_client.tui.screens import LobbyScreen
-from echoridge_client.tui.waiting import WaitingScreen
 from echoridge_rules import EVERYONE, SPECTATOR
 from echoridge_rules.log import entries_for, told
 from echoridge_rules.model import Status
 from echoridge_rules.views import Seat as SeatViewer
 from echoridge_rules.views import Viewer
 from echoridge_rules.views import view as project
+from echoridge_terminal import EchoRidgeApp, city, panels, render, team
+from echoridge_terminal.data import force_name, suspect_name
+from echoridge_terminal.describe import describe, prompt
+from echoridge_terminal.game import GameScreen
+from echoridge_terminal.logpanel import lines as log_lines
+from echoridge_terminal.result import ResultScreen
+from echoridge_terminal.result import summary as result_summary
+from echoridge_terminal.screens import LobbyScreen
+from echoridge_terminal.waiting import WaitingScreen
 from tests.clients.test_tui import SIZE, plain, text_of, until
 from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 

@@ -12,8 +12,8 @@ import pytest
 from textual.widgets import Button, DataTable
 
 from echoridge_client.lobby import Lobby
-from echoridge_client.tui import EchoRidgeApp
-from echoridge_client.tui.screens import LobbyScreen
+from echoridge_terminal import EchoRidgeApp
+from echoridge_terminal.screens import LobbyScreen
 from tests.clients.test_tui import SIZE, until
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, start_server

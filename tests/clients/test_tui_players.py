@@ -26,15 +26,15 @@ from textual.widgets import DataTable, Input, OptionList
 from echoridge_client.lobby import Lobby
 from echoridge_client.policies import RandomPolicy
 from echoridge_client.session import Seat
-from echoridge_client.tui import EchoRidgeApp
-from echoridge_client.tui.chatpanel import ChatPanel
-from echoridge_client.tui.game import GameScreen
-from echoridge_client.tui.idstore import IdentityStore, Stored
-from echoridge_client.tui.moderation import PlayersDialog
-from echoridge_client.tui.ratings import LeaderboardScreen, PlayerScreen
-from echoridge_client.tui.replayer import ReplayScreen
-from echoridge_client.tui.screens import LobbyScreen
-from echoridge_client.tui.waiting import WaitingScreen
+from echoridge_terminal import EchoRidgeApp
+from echoridge_terminal.chatpanel import ChatPanel
+from echoridge_terminal.game import GameScreen
+from echoridge_terminal.idstore import IdentityStore, Stored
+from echoridge_terminal.moderation import PlayersDialog
+from echoridge_terminal.ratings import LeaderboardScreen, PlayerScreen
+from echoridge_terminal.replayer import ReplayScreen
+from echoridge_terminal.screens import LobbyScreen
+from echoridge_terminal.waiting import WaitingScreen
 from tests.clients.test_tui import SIZE, text_of, until
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, start_server

@@ -12,10 +12,10 @@ import pytest
 
 from echoridge_client.lobby import Lobby
 from echoridge_client.session import Seat
-from echoridge_client.tui import EchoRidgeApp
-from echoridge_client.tui.game import GameScreen
-from echoridge_client.tui.result import ResultScreen
-from echoridge_client.tui.waiting import WaitingScreen
+from echoridge_terminal import EchoRidgeApp
+from echoridge_terminal.game import GameScreen
+from echoridge_terminal.result import ResultScreen
+from echoridge_terminal.waiting import WaitingScreen
 from tests.clients.test_tui import SIZE, play_last_entries, text_of, until
 from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 

@@ -20,13 +20,13 @@ from echoridge_client.lobby import Lobby
 from echoridge_client.policies import RandomPolicy
 from echoridge_client.replay import ReplayedVersion
 from echoridge_client.session import Seat
-from echoridge_client.tui import EchoRidgeApp
-from echoridge_client.tui import replaydata as tui_replay
-from echoridge_client.tui.game import AlertScreen, log_texts
-from echoridge_client.tui.replaydata import SEAT_COMMANDS, Viewer
-from echoridge_client.tui.replayer import ReplayScreen
 from echoridge_protocol import messages as m
 from echoridge_protocol.delta import apply, diff
+from echoridge_terminal import EchoRidgeApp
+from echoridge_terminal import replaydata as tui_replay
+from echoridge_terminal.game import AlertScreen, log_texts
+from echoridge_terminal.replaydata import SEAT_COMMANDS, Viewer
+from echoridge_terminal.replayer import ReplayScreen
 from tests.clients.test_tui import SIZE, text_of, until
 from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 

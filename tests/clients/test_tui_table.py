@@ -25,23 +25,23 @@ from echoridge.simulate import acting_seat, game_seed
 from echoridge_client.lobby import Lobby
 from echoridge_client.logtext import block_names, catalog
 from echoridge_client.session import Seat
-from echoridge_client.tui import EchoRidgeApp, logpanel, team
-from echoridge_client.tui.app import CSS
-from echoridge_client.tui.city import MARK, moved_style
-from echoridge_client.tui.data import suspect_name
-from echoridge_client.tui.describe import COSTED, hours_of
-from echoridge_client.tui.describe import names as names_of
-from echoridge_client.tui.game import GameScreen
-from echoridge_client.tui.result import summary
-from echoridge_client.tui.screens import LobbyScreen
-from echoridge_client.tui.team import lead_rule
-from echoridge_client.tui.waiting import WaitingScreen
 from echoridge_rules import State, decide, evolve, legal_actions
 from echoridge_rules.commands import Accuse, StartGame
 from echoridge_rules.data import RULES_VERSION
 from echoridge_rules.rng import Rng
 from echoridge_rules.views import Seat as SeatViewer
 from echoridge_rules.views import view as project
+from echoridge_terminal import EchoRidgeApp, logpanel, team
+from echoridge_terminal.app import CSS
+from echoridge_terminal.city import MARK, moved_style
+from echoridge_terminal.data import suspect_name
+from echoridge_terminal.describe import COSTED, hours_of
+from echoridge_terminal.describe import names as names_of
+from echoridge_terminal.game import GameScreen
+from echoridge_terminal.result import summary
+from echoridge_terminal.screens import LobbyScreen
+from echoridge_terminal.team import lead_rule
+from echoridge_terminal.waiting import WaitingScreen
 from tests.clients.test_tui import plain, text_of, until
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, start_server

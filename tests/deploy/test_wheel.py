@@ -1,5 +1,6 @@
 """The wheel as an operator installs it: built from this checkout, installed into a fresh venv
-(its dependencies from the package index, as `pip install` does), it serves the browser client
+(its dependencies from the package index, as `pip install` does, but for the protocol, the
+rules and the SDK: their wheels are built beside it), it serves the browser client
 at ``/`` and the documents published beside the protocol under ``/protocol/`` with no source
 tree and no ``ECHORIDGE_WEB_DIR`` (setup.py copies ``clients/web`` into the package as
 ``echoridge/web``, and the documents as ``echoridge/published``)."""
@@ -7,6 +8,7 @@ tree and no ``ECHORIDGE_WEB_DIR`` (setup.py copies ``clients/web`` into the pack
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -28,7 +30,16 @@ def run(*args: str | Path, cwd: Path) -> None:
 
 def test_a_wheel_in_a_fresh_venv_serves_the_page(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, ROOT, cwd=tmp_path)
+    # The protocol, the rules and the SDK are distributions of their own, built here too (they
+    # are not on PyPI): the install finds them with --find-links.  (From copies: an in-tree
+    # build leaves build/ beside their sources.)
+    ignore = shutil.ignore_patterns("__pycache__", "build", "dist", "*.egg-info")
+    projects = [
+        Path(shutil.copytree(ROOT / name, tmp_path / "sources" / name, ignore=ignore))
+        for name in ("protocol", "engine", "clients/python")
+    ] + [ROOT]
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, *projects,
+        cwd=tmp_path)  # fmt: skip
     (wheel,) = wheels.glob("echo_ridge-*.whl")
     examples = ROOT / EXAMPLES
     carried = {f"echoridge/{CARRIED}/{name}": ROOT / source for name, source in DOCUMENTS.items()}
@@ -38,11 +49,15 @@ def test_a_wheel_in_a_fresh_venv_serves_the_page(tmp_path: Path) -> None:
         if f.is_file() and f.suffix in DOCUMENT_TYPES
     }
     with zipfile.ZipFile(wheel) as archive:
+        # the server and the terminal client; the protocol, rules and SDK are their own wheels
+        packages = {n.split("/")[0] for n in archive.namelist() if ".dist-info/" not in n}
+        assert packages == {"echoridge", "echoridge_terminal"}, packages
         for name, file in carried.items():
             assert archive.read(name) == file.read_bytes(), name
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", venv, cwd=tmp_path)
-    run(venv / "bin" / "python", "-m", "pip", "install", "-q", wheel, cwd=tmp_path)
+    run(venv / "bin" / "python", "-m", "pip", "install", "-q", "--find-links", wheels, wheel,
+        cwd=tmp_path)  # fmt: skip
     env = {k: v for k, v in os.environ.items() if k not in ("ECHORIDGE_WEB_DIR", "PYTHONPATH")}
     installed = subprocess.run(
         [venv / "bin" / "python", "-c", "import echoridge; print(echoridge.__file__)"],

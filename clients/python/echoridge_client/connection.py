@@ -21,12 +21,12 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.typing import Subprotocol
 
 from echoridge_client.errors import Busy, ClientError, Refused
-from echoridge_protocol import codec
+from echoridge_protocol import __version__, codec
 from echoridge_protocol import messages as m
 from echoridge_protocol.errors import DecodeError
 
 TIMEOUT = 10.0
-CLIENT_NAME = "echoridge-client/0.1"
+CLIENT_NAME = f"echoridge-client/{__version__}"  # (released with the protocol package)
 BUSY_STATUSES = (429, 503)  # refused for now: too many connections (from this address, in all)
 MAX_RETRY_AFTER = 300.0  # seconds: a longer Retry-After is taken as this
 

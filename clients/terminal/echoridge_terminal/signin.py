@@ -16,11 +16,11 @@ from collections.abc import Callable
 
 from echoridge_client.errors import Busy, ClientError, Refused
 from echoridge_client.lobby import Lobby
-from echoridge_client.tui.context import Context
-from echoridge_client.tui.idstore import Stored
 from echoridge_client.words import duration
 from echoridge_protocol import messages as m
 from echoridge_protocol.codes import ALL_CODES
+from echoridge_terminal.context import Context
+from echoridge_terminal.idstore import Stored
 
 
 class Banned(ClientError):

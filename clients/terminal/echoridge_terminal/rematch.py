@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
 
-    from echoridge_client.tui.context import Context
+    from echoridge_terminal.context import Context
 
 
 def can_ask(ctx: Context | None, session: TableSession) -> bool:
@@ -43,8 +43,8 @@ async def ask(ctx: Context, session: TableSession) -> str:
 async def join(app: App[None], ctx: Context, old: TableSession, table: str) -> None:
     """Take a seat at the rematch ``table`` under the same name and open its waiting room
     (the game screen, should it have started already) in place of the finished game."""
-    from echoridge_client.tui.game import GameScreen  # (game.py imports result.py)
-    from echoridge_client.tui.waiting import WaitingScreen
+    from echoridge_terminal.game import GameScreen  # (game.py imports result.py)
+    from echoridge_terminal.waiting import WaitingScreen
 
     joined = await (await _lobby(ctx)).join(table, ctx.name)
     seat = await Seat.sit(ctx.url, table, joined.token)
@@ -56,7 +56,7 @@ async def join(app: App[None], ctx: Context, old: TableSession, table: str) -> N
 
 async def watch(app: App[None], ctx: Context, old: TableSession, table: str) -> None:
     """Watch the rematch ``table`` in place of the finished game."""
-    from echoridge_client.tui.game import GameScreen
+    from echoridge_terminal.game import GameScreen
 
     spectator = await Spectator.watch(ctx.url, table)
     ctx.table = table

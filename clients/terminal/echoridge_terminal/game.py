@@ -35,9 +35,9 @@ from textual.widgets.option_list import Option
 from echoridge_client.errors import ClientError, RevealError
 from echoridge_client.logtext import block_names
 from echoridge_client.session import Seat, TableSession
-from echoridge_client.tui import city, clocks, coop, lastmove, logpanel, panels, render, team
-from echoridge_client.tui.chatpanel import ChatPanel
-from echoridge_client.tui.describe import (
+from echoridge_terminal import city, clocks, coop, lastmove, logpanel, panels, render, team
+from echoridge_terminal.chatpanel import ChatPanel
+from echoridge_terminal.describe import (
     describe,
     hours_of,
     menu_order,
@@ -46,9 +46,9 @@ from echoridge_client.tui.describe import (
     prompt,
     unavailable,
 )
-from echoridge_client.tui.help import HelpScreen
-from echoridge_client.tui.moderation import PlayersDialog, can_moderate
-from echoridge_client.tui.result import ResultScreen
+from echoridge_terminal.help import HelpScreen
+from echoridge_terminal.moderation import PlayersDialog, can_moderate
+from echoridge_terminal.result import ResultScreen
 
 #: The seat commands of ``you.controls`` the keys send, and their words.
 CONTROLS = {

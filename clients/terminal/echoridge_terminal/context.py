@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from echoridge_client.lobby import Lobby
 from echoridge_client.session import TableSession
-from echoridge_client.tui.idstore import IdentityStore
 from echoridge_protocol import messages as m
+from echoridge_terminal.idstore import IdentityStore
 
 
 def rating_words(rating: m.Rating | None) -> str:

@@ -16,11 +16,11 @@ from echoridge_client.errors import ClientError, RevealError
 from echoridge_client.lobby import Lobby
 from echoridge_client.replay import ReplayError
 from echoridge_client.reveals import Verifier
-from echoridge_client.tui import coop, render
-from echoridge_client.tui.data import EVIDENCE_ORDER, force_name, suspect_name
-from echoridge_client.tui.describe import names, where, who
 from echoridge_protocol.codes import ALL_CODES
 from echoridge_protocol.delta import apply, diff
+from echoridge_terminal import coop, render
+from echoridge_terminal.data import EVIDENCE_ORDER, force_name, suspect_name
+from echoridge_terminal.describe import names, where, who
 
 View = dict[str, Any]
 Entry = dict[str, Any]

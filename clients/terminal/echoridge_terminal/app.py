@@ -22,12 +22,12 @@ from textual.widgets import Footer, Header, Static
 
 from echoridge_client.errors import ClientError
 from echoridge_client.session import Spectator
-from echoridge_client.tui import signin
-from echoridge_client.tui.context import Context
-from echoridge_client.tui.game import GameScreen
-from echoridge_client.tui.idstore import IdentityStore
-from echoridge_client.tui.replayer import ReplayScreen, Viewer
-from echoridge_client.tui.screens import LobbyScreen
+from echoridge_terminal import signin
+from echoridge_terminal.context import Context
+from echoridge_terminal.game import GameScreen
+from echoridge_terminal.idstore import IdentityStore
+from echoridge_terminal.replayer import ReplayScreen, Viewer
+from echoridge_terminal.screens import LobbyScreen
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"
 

@@ -38,14 +38,14 @@ from textual.widgets import (
 
 from echoridge_client.errors import ClientError, Refused
 from echoridge_client.session import Seat, Spectator
-from echoridge_client.tui import signin
-from echoridge_client.tui.account import AccountScreen
-from echoridge_client.tui.context import Context, default_name, mode_words, player_name
-from echoridge_client.tui.game import GameScreen
-from echoridge_client.tui.help import HelpScreen
-from echoridge_client.tui.ratings import LeaderboardScreen, PlayerScreen
-from echoridge_client.tui.waiting import WaitingScreen
 from echoridge_protocol import messages as m
+from echoridge_terminal import signin
+from echoridge_terminal.account import AccountScreen
+from echoridge_terminal.context import Context, default_name, mode_words, player_name
+from echoridge_terminal.game import GameScreen
+from echoridge_terminal.help import HelpScreen
+from echoridge_terminal.ratings import LeaderboardScreen, PlayerScreen
+from echoridge_terminal.waiting import WaitingScreen
 
 
 class LobbyScreen(Screen[None]):
@@ -115,7 +115,7 @@ class LobbyScreen(Screen[None]):
                     self.ctx, on_busy=lambda busy: self.status(f"{busy}; waiting to retry")
                 )
         except signin.Banned as exc:  # say so and stop
-            from echoridge_client.tui.app import MessageScreen
+            from echoridge_terminal.app import MessageScreen
 
             self.app.call_later(self.app.switch_screen, MessageScreen(exc.words))
             return

@@ -27,10 +27,10 @@ from textual.widgets import (
 
 from echoridge_client.errors import ClientError
 from echoridge_client.session import TableSession
-from echoridge_client.tui.context import BOT_LEVELS, Context, mode_words, player_name
-from echoridge_client.tui.game import GameScreen
-from echoridge_client.tui.help import HelpScreen
 from echoridge_protocol import messages as m
+from echoridge_terminal.context import BOT_LEVELS, Context, mode_words, player_name
+from echoridge_terminal.game import GameScreen
+from echoridge_terminal.help import HelpScreen
 
 
 class WaitingScreen(Screen[None]):

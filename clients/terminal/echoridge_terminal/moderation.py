@@ -27,9 +27,9 @@ from textual.widgets.option_list import Option
 
 from echoridge_client.errors import ClientError, Refused
 from echoridge_client.lobby import Lobby
-from echoridge_client.tui import signin
-from echoridge_client.tui.context import Context
 from echoridge_protocol.players import REPORT_REASONS
+from echoridge_terminal import signin
+from echoridge_terminal.context import Context
 
 #: A report's reasons in the players' words (in ``REPORT_REASONS`` order).
 REASON_WORDS = {

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from echoridge_client.logtext import catalog
-from echoridge_client.tui.render import MARKER_STYLE, MOBSTER_STYLES
+from echoridge_terminal.render import MARKER_STYLE, MOBSTER_STYLES
 
 GOAL = """\
 Someone has been murdered in Echo Ridge. Each officer has 48 hours on the shared time track to

@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from echoridge_client.logtext import block_names, block_text, catalog, seat_name, seat_names
-from echoridge_client.tui import coop
-from echoridge_client.tui.data import (
+from echoridge_protocol.codes import ALL_CODES
+from echoridge_terminal import coop
+from echoridge_terminal.data import (
     ACTIONS,
     DECISIONS,
     EVIDENCE_CLUE,
@@ -18,7 +19,6 @@ from echoridge_client.tui.data import (
     suspect_name,
     suspect_trait,
 )
-from echoridge_protocol.codes import ALL_CODES
 
 View = dict[str, Any]
 Command = dict[str, Any]

@@ -23,7 +23,7 @@ from typing import Any
 from rich.text import Text
 
 from echoridge_client.logtext import block_names, catalog
-from echoridge_client.tui import logpanel
+from echoridge_terminal import logpanel
 
 Entry = dict[str, Any]
 Block = tuple[int, int]

@@ -38,19 +38,19 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, RichLog, Static
 
 from echoridge_client.errors import Busy, ClientError, Refused, RevealError
-from echoridge_client.tui import render, signin
-from echoridge_client.tui.context import Context
-from echoridge_client.tui.describe import who
-from echoridge_client.tui.game import (
+from echoridge_terminal import render, signin
+from echoridge_terminal.context import Context
+from echoridge_terminal.describe import who
+from echoridge_terminal.game import (
     AlertScreen,
     board_column,
     draw_board,
     log_texts,
     reveal_alert,
 )
-from echoridge_client.tui.help import HelpScreen
-from echoridge_client.tui.moderation import PlayersDialog, can_moderate
-from echoridge_client.tui.replaydata import (
+from echoridge_terminal.help import HelpScreen
+from echoridge_terminal.moderation import PlayersDialog, can_moderate
+from echoridge_terminal.replaydata import (
     SEAT_COMMANDS,
     SPEED,
     SPEEDS,
@@ -62,7 +62,7 @@ from echoridge_client.tui.replaydata import (
     secrets,
     turn_words,
 )
-from echoridge_client.tui.result import summary
+from echoridge_terminal.result import summary
 
 
 class ReplayScreen(Screen[None]):

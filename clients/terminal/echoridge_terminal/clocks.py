@@ -13,8 +13,8 @@ from typing import Any
 
 from rich.text import Text
 
-from echoridge_client.tui.describe import my_seat, who
-from echoridge_client.tui.render import seat_style
+from echoridge_terminal.describe import my_seat, who
+from echoridge_terminal.render import seat_style
 
 AUTO_REASONS = {
     "away": "away too long",

@@ -21,11 +21,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from echoridge_client.errors import ClientError, Refused
-from echoridge_client.tui import signin
-from echoridge_client.tui.context import Context, bot_level, mode_words
-from echoridge_client.tui.replaydata import Viewer
-from echoridge_client.tui.replayer import ReplayScreen
 from echoridge_protocol import messages as m
+from echoridge_terminal import signin
+from echoridge_terminal.context import Context, bot_level, mode_words
+from echoridge_terminal.replaydata import Viewer
+from echoridge_terminal.replayer import ReplayScreen
 
 PAGE = 50  # players, or games, a page
 PROVISIONAL = "? after a rating: provisional (the player's first games: the server is not sure yet)"

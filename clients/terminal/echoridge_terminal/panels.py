@@ -10,8 +10,8 @@ from typing import Any
 from rich.console import RenderableType
 from rich.text import Text
 
-from echoridge_client.tui import coop, team
-from echoridge_client.tui.data import (
+from echoridge_terminal import coop, team
+from echoridge_terminal.data import (
     ABILITIES,
     COOP_FORCE,
     EVIDENCE_ORDER,
@@ -24,8 +24,8 @@ from echoridge_client.tui.data import (
     role_name,
     suspect_name,
 )
-from echoridge_client.tui.describe import block_of, innocents, where, who
-from echoridge_client.tui.render import Checked, seat_style
+from echoridge_terminal.describe import block_of, innocents, where, who
+from echoridge_terminal.render import Checked, seat_style
 
 View = dict[str, Any]
 

@@ -18,8 +18,8 @@ from rich.table import Table
 from rich.text import Text
 
 from echoridge_client.logtext import catalog
-from echoridge_client.tui import coop
-from echoridge_client.tui.data import (
+from echoridge_terminal import coop
+from echoridge_terminal.data import (
     ABILITIES,
     EVENT_LINES,
     HOURS,
@@ -27,7 +27,7 @@ from echoridge_client.tui.data import (
     is_night,
     suspect_name,
 )
-from echoridge_client.tui.describe import my_seat, where, who
+from echoridge_terminal.describe import my_seat, where, who
 
 View = dict[str, Any]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from echoridge_client.tui.data import role_name
+from echoridge_terminal.data import role_name
 
 View = dict[str, Any]
 

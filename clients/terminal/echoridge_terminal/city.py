@@ -15,9 +15,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from echoridge_client.tui.describe import my_seat
-from echoridge_client.tui.lastmove import NEWS_STYLE, LastMove
-from echoridge_client.tui.render import (
+from echoridge_terminal.describe import my_seat
+from echoridge_terminal.lastmove import NEWS_STYLE, LastMove
+from echoridge_terminal.render import (
     MOBSTER_LETTERS,
     MOBSTER_STYLES,
     Checked,

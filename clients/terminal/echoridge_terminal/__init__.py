@@ -3,6 +3,6 @@
 
 from __future__ import annotations
 
-from echoridge_client.tui.app import DEFAULT_URL, EchoRidgeApp, play, replay, watch
+from echoridge_terminal.app import DEFAULT_URL, EchoRidgeApp, play, replay, watch
 
 __all__ = ["DEFAULT_URL", "EchoRidgeApp", "play", "replay", "watch"]

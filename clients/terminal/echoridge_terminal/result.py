@@ -22,11 +22,11 @@ from textual.widgets import Footer, Header, Static
 
 from echoridge_client.errors import ClientError
 from echoridge_client.session import TableSession
-from echoridge_client.tui import coop, rematch, team
-from echoridge_client.tui.context import Context
-from echoridge_client.tui.data import suspect_name
-from echoridge_client.tui.describe import my_seat, who
-from echoridge_client.tui.render import seat_style
+from echoridge_terminal import coop, rematch, team
+from echoridge_terminal.context import Context
+from echoridge_terminal.data import suspect_name
+from echoridge_terminal.describe import my_seat, who
+from echoridge_terminal.render import seat_style
 
 View = dict[str, Any]
 

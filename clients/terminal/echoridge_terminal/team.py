@@ -13,7 +13,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from echoridge_client.tui.coop import (
+from echoridge_terminal.coop import (
     accusations,
     face_up,
     is_coop,
@@ -25,15 +25,15 @@ from echoridge_client.tui.coop import (
     standing,
     you_team,
 )
-from echoridge_client.tui.data import (
+from echoridge_terminal.data import (
     EVIDENCE_ORDER,
     force_name,
     role_actions,
     role_name,
     suspect_name,
 )
-from echoridge_client.tui.describe import my_seat, who
-from echoridge_client.tui.render import seat_style
+from echoridge_terminal.describe import my_seat, who
+from echoridge_terminal.render import seat_style
 
 View = dict[str, Any]
 

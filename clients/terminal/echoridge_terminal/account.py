@@ -20,8 +20,8 @@ from textual.widgets import Button, Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from echoridge_client.errors import ClientError, Refused
-from echoridge_client.tui import signin
-from echoridge_client.tui.context import Context
+from echoridge_terminal import signin
+from echoridge_terminal.context import Context
 
 
 def expiry_words(expires_ms: int, now: float | None = None) -> str:
