@@ -50,6 +50,7 @@ RESTART_CLOSES = {1001, 1012}  # the server drains: reconnect at once, to the ne
 # a refused move that only means "not now": look at the new view (the table moved on, or the
 # server plays this seat for the moment)
 WAIT_CODES = {"command/stale_version", "command/played_by_server"}
+RATE_LIMITED = "protocol/rate_limited"  # a command sent too fast: sent again after retry_in
 
 
 class TableSession(SessionChat, SessionClocks):
@@ -404,7 +405,8 @@ class Seat(TableSession, SeatCommands):
         super().__init__(*args, **kwargs)
         self._in_flight: tuple[m.SendCommand, asyncio.Future[m.Result]] | None = None
         self.commands = 0
-        self.retries = 0  # commands sent again after server/unavailable
+        self.retries = 0  # commands sent again after server/unavailable or a rate refusal
+        self._retry_in: int | None = None  # the last refusal's retry_in (ms)
 
     @classmethod
     async def sit(
@@ -427,7 +429,9 @@ class Seat(TableSession, SeatCommands):
         result (``timeout`` seconds an attempt) and for the view to reach the result's version.
         A stale version comes back as a rejected result with ``command/stale_version``: look at
         the new view and choose again.  ``server/unavailable`` is retried with the same id for
-        up to ``retry_for`` seconds before it is returned."""
+        up to ``retry_for`` seconds before it is returned, and so is a command refused for the
+        connection's rate (``protocol/rate_limited``: it had no effect), after the ``retry_in``
+        the server gave (SPEC.md §2.3)."""
         if self.error is not None:
             raise self.error
         if self.connection is None:
@@ -447,10 +451,14 @@ class Seat(TableSession, SeatCommands):
                     result = await future
             finally:
                 self._in_flight = None
-            if not retryable(result.code) or loop.time() > give_up:
+            limited = result.code == RATE_LIMITED
+            if not (retryable(result.code) or limited) or loop.time() > give_up:
                 break
             self.retries += 1
-            await asyncio.sleep(backoff.next())
+            wait = backoff.next()
+            if limited:  # (never sooner than the server said: the bucket is empty till then)
+                wait = max(wait, (self._retry_in or 0) / 1000)
+            await asyncio.sleep(wait)
             if self.error is not None:
                 raise self.error
         self.commands += 1
@@ -466,6 +474,7 @@ class Seat(TableSession, SeatCommands):
         try:
             reply = await connection.request(request, timeout=600)
         except Refused as exc:
+            self._retry_in = exc.retry_in
             if not future.done():
                 future.set_result(
                     m.Result(id=request.id, outcome="rejected", code=exc.code, message=exc.message)
