@@ -289,6 +289,19 @@ def test_the_end_screen_says_who_named_whom_and_what_decided(view: dict[str, Any
         assert f"wins on badges: {winner['badge']} to " in words
 
 
+def test_the_end_screen_of_a_game_the_operator_stopped_says_so() -> None:
+    from echoridge_rules.commands import StopGame
+
+    rng, state = Rng(b"\x07" * 32, "sim"), State()
+    for cmd in (StartGame(3, rules=RULES_VERSION), StopGame()):
+        for event in decide(state, cmd, rng):
+            state = evolve(state, event)
+    words = plain(summary(project(state, SeatViewer(1))))
+    assert "stopped this game before its end: nobody wins" in words
+    assert "Nobody named the murderer" not in words and "wins\n" not in words
+    assert f"The murderer was {state.murderer}" in words
+
+
 def test_the_end_screens_cover_every_reason_a_tie_break_gives() -> None:
     assert {v["result"]["decided_by"] for v in VIEWS} >= {"nobody", "accusation", "badge"}
 

@@ -22,6 +22,7 @@ STYLES = {
     "turn_began": "bold reverse",
     "game_started": "bold",
     "game_ended": "bold red",
+    "game_stopped": "bold red",
     "accusation_opened": "bold",
     "timed_out": "yellow",
     "evidence_solved": "bold green",

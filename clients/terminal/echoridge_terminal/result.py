@@ -29,6 +29,8 @@ from echoridge_terminal.describe import my_seat, who
 from echoridge_terminal.render import seat_style
 
 View = dict[str, Any]
+# result.decided_by "stopped" (SPEC.md §6.1): the operator ended the game; nobody won it
+STOPPED = "The server's operator stopped this game before its end: nobody wins."
 
 
 def _joined(names: list[str]) -> str:
@@ -53,6 +55,8 @@ def why(view: View) -> str:
     players = view.get("players") or []
     right = [s for s, a in enumerate(r.get("accusations") or ()) if a and a == murderer]
     winners = [int(w) for w in r.get("winners") or ()]
+    if decided == "stopped":
+        return STOPPED
     if decided == "nobody" or not right:
         return "Nobody named the murderer: everyone loses."
     name = [who(s, me, view) for s in right]
@@ -128,6 +132,8 @@ def summary(view: View) -> RenderableType:
     head = Text("GAME OVER\n\n", style="bold red")
     head.append("The murderer was ")
     head.append(f"{murderer} {suspect_name(murderer)}\n", style="bold")
+    if r.get("decided_by") == "stopped":
+        return Group(head, officers(view), Text("\n" + STOPPED + "\n", style="bold"))
     if coop.is_coop(view):
         return Group(head, team.result_lines(view))
     out = Text("\n")
