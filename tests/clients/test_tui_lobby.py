@@ -57,3 +57,30 @@ async def test_the_lobby_shows_the_newest_tables_first_and_more_with_f6(
         rows = [str(widget.coordinate_to_cell_key((i, 0)).row_key.value) for i in range(TABLES)]
         assert rows == made[::-1]
         assert more.disabled
+
+
+async def test_a_table_rated_with_its_bots_is_made_from_the_create_form(
+    lone_server: ServerProcess,
+) -> None:
+    from textual.widgets import Checkbox
+
+    from echoridge_terminal.waiting import WaitingScreen
+
+    app = EchoRidgeApp(lone_server.url, name="Rater")
+    async with asyncio.timeout(40), app.run_test(size=SIZE) as pilot:
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, LobbyScreen) and app.ctx.lobby is not None,
+            "the lobby connects",
+        )
+        await pilot.click("#rate-bots")
+        assert app.screen.query_one("#rate-bots", Checkbox).value is True
+        await pilot.click("#create")
+        await until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
+        table = app.ctx.table
+    check = await Lobby.connect(lone_server.url)
+    try:
+        info = await check.table(table)  # type: ignore[arg-type]
+        assert info is not None and info.rate_bots is True
+    finally:
+        await check.close()

@@ -94,6 +94,7 @@ class LobbyScreen(Screen[None]):
                     yield RadioButton("Cooperative (2-4)", id="mode-cooperative")
                 yield Checkbox("Public (listed in the lobby)", True, id="public")
                 yield Checkbox("Spectators may watch", True, id="spectators")
+                yield Checkbox("Rated with its bots as players", False, id="rate-bots")
                 yield Button("Create table", id="create", variant="primary")
                 yield Label("Join a table by its id")
                 yield Input(placeholder="t-...", id="table-id")
@@ -237,8 +238,9 @@ class LobbyScreen(Screen[None]):
             return
         public = self.query_one("#public", Checkbox).value
         spectators = self.query_one("#spectators", Checkbox).value
+        rate_bots = self.query_one("#rate-bots", Checkbox).value
         mode: m.GameMode | None = "cooperative" if cooperative else None
-        self._run(self._create(seats, public, spectators, mode))
+        self._run(self._create(seats, public, spectators, mode, rate_bots))
 
     @on(Input.Submitted, "#name")
     def _name_submitted(self) -> None:
@@ -286,16 +288,23 @@ class LobbyScreen(Screen[None]):
         self.run_worker(work, exclusive=True, group="lobby-action")  # type: ignore[arg-type]
 
     async def _create(
-        self, seats: int, public: bool, spectators: bool, mode: m.GameMode | None = None
+        self,
+        seats: int,
+        public: bool,
+        spectators: bool,
+        mode: m.GameMode | None = None,
+        rate_bots: bool = False,
     ) -> None:
-        """A new table (``mode`` None: competitive, solo with one seat), then a seat at it."""
+        """A new table (``mode`` None: competitive, solo with one seat; ``rate_bots``: its game
+        rated with its bots as players), then a seat at it."""
         if not await self._identity():
             return
         try:
             if self.ctx.lobby is None:
                 raise ClientError("not connected")
             created = await self.ctx.lobby.create(
-                seats, public=public, spectators=spectators, mode=mode
+                seats, public=public, spectators=spectators, mode=mode,
+                rate_bots=True if rate_bots else None,
             )
         except ClientError as exc:
             self.status(f"Could not create a table: {refusal(exc)}", error=True)
