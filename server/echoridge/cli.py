@@ -308,6 +308,14 @@ def main(argv: list[str] | None = None) -> int:
     wat = sub.add_parser("watch", help="watch a table in the terminal as a spectator")
     wat.add_argument("url", metavar="URL", help="the server, ws://HOST:PORT/ws")
     wat.add_argument("table", metavar="TABLE", help="the table id")
+    for terminal in (ply, wat):
+        terminal.add_argument(
+            "--lang",
+            choices=("en", "es"),
+            default=None,
+            help="the terminal client's language (default: the locale's, LC_ALL / LC_MESSAGES "
+            "/ LANG, else English)",
+        )
     rep = sub.add_parser(
         "replay",
         help="replay a finished game in the terminal, version by version, as a seat, a "
@@ -521,8 +529,9 @@ def main(argv: list[str] | None = None) -> int:
                 guest=args.guest,
                 claim=args.claim,
                 config_dir=args.config_dir,
+                lang=args.lang,
             )
-        return watch(args.url, args.table)
+        return watch(args.url, args.table, lang=args.lang)
     if args.command == "bots":
         from echoridge.transcript import replay
         from echoridge_client.loadbots import BotOptions

@@ -1,7 +1,12 @@
 """The game log in words: each log entry (SPEC.md §6.3; data, never prose) rendered with the
 templates of ``logtext.en.json``, the one English catalog both clients read (the browser client
-fetches the same file at ``/logtext.en.json``).  This module follows the catalog's ``about``
-rules, and nothing else:
+fetches the same file at ``/logtext.en.json``), or of another language's ``logtext.LANG.json``
+beside it (``catalog("es")``: Spanish), with the same keys.  Templates are ICU MessageFormat
+(``i18n.py``): ``{field}``, and where a language's grammar needs them ``{n, plural, ...}``
+(``#``: the number; a list counts its items) and ``{x, select, ...}`` chosen by the entry's own
+value of the field (a suspect's id, an evidence kind, a boolean as ``true`` / ``false``); the
+English templates use ``{field}`` only.  This module follows the catalog's ``about`` rules,
+and nothing else:
 
 - the template is the first that exists of ``KIND.others`` (the entry has ``to``, the viewer is
   not in it, and the log is not whole), ``KIND.FIELD`` for each field of the catalog's
@@ -27,14 +32,15 @@ players' own input: callers show them as text, never as markup.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
+from unicodedata import bidirectional
 
 from echoridge_client.gamedata import SUSPECT_NAMES
+from echoridge_client.i18n import arguments, format_message, plural_rule
 
 Entry = dict[str, Any]
 EventWords = dict[str, str]  # name, asks, reward, and while / timed when the card has them
@@ -42,23 +48,33 @@ EventWords = dict[str, str]  # name, asks, reward, and while / timed when the ca
 SEAT_FIELDS = frozenset({"seat", "target", "resolver", "lead"})
 SEATS_FIELDS = frozenset({"contributors", "winners"})
 ARROW = " → "
-FIELD = re.compile(r"\{([a-z_]+)\}")
+FSI, PDI = "\u2068", "\u2069"  # first strong isolate ... pop directional isolate
+RTL = frozenset({"R", "AL"})  # Hebrew, Arabic, Persian, ... letters
+
+
+def isolate(text: str) -> str:
+    """A player's own text (a name, a chat line) isolated from the words around it (Unicode
+    bidi isolates) when it has right-to-left letters: an Arabic or Persian name keeps its
+    order inside English or Spanish words, and the words around it keep theirs."""
+    return f"{FSI}{text}{PDI}" if any(bidirectional(c) in RTL for c in text) else text
 
 
 def seat_names(players: Sequence[Any]) -> list[str]:
     """Display names per seat from ``view["players"]``: the player's name (``P1``.. when it
-    has none), ``(bot)`` after the name of a seat the server plays."""
+    has none) in bidi isolates (``isolate``), ``(bot)`` after the name of a seat the server
+    plays."""
     out = []
     for i, p in enumerate(players):
         p = p if isinstance(p, dict) else {}
         name = p.get("name") if isinstance(p.get("name"), str) and p.get("name") else f"P{i + 1}"
-        out.append(f"{name} (bot)" if p.get("bot") else str(name))
+        name = isolate(str(name))
+        out.append(f"{name} (bot)" if p.get("bot") else name)
     return out
 
 
-def seat_name(names: Sequence[str], seat: Any) -> str:
+def seat_name(names: Sequence[str], seat: Any, nobody: str = "nobody") -> str:
     if seat is None:
-        return "nobody"
+        return nobody
     if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(names):
         return names[seat]
     return f"P{seat + 1}" if isinstance(seat, int) else str(seat)
@@ -95,6 +111,7 @@ class Catalog:
     variants: tuple[str, ...] = ()
     reasons: dict[str, str] | None = None
     events: dict[str, EventWords] | None = None
+    words: dict[str, str] | None = None  # nobody, yes, no
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> Catalog:
@@ -114,7 +131,12 @@ class Catalog:
                 str(k): {str(a): str(b) for a, b in v.items()}
                 for k, v in (data.get("events") or {}).items()
             },
+            words={str(k): str(v) for k, v in (data.get("words") or {}).items()},
         )
+
+    def word(self, name: str) -> str:
+        """``nobody``, ``yes``, ``no`` in the catalog's language (English when it has none)."""
+        return (self.words or {}).get(name) or name
 
     # --- choosing and filling a template ----------------------------------------------------------
 
@@ -143,10 +165,10 @@ class Catalog:
         if value is None:
             return ""
         if name in SEAT_FIELDS:
-            return seat_name(names, value)
+            return seat_name(names, value, self.word("nobody"))
         if name in SEATS_FIELDS:
             seats = value if isinstance(value, list) else [value]
-            return ", ".join(seat_name(names, s) for s in seats) or "nobody"
+            return ", ".join(seat_name(names, s) for s in seats) or self.word("nobody")
         if name == "block":
             return block_text(value, blocks)
         if name == "path":
@@ -162,7 +184,7 @@ class Catalog:
         if isinstance(value, list):
             return ", ".join(self.field(name, v, names, blocks) or str(v) for v in value)
         if isinstance(value, bool):
-            return "yes" if value else "no"
+            return self.word("yes" if value else "no")
         if isinstance(value, dict):
             return json.dumps(value, sort_keys=True)
         return str(value)
@@ -181,9 +203,11 @@ class Catalog:
         key = self.key(entry, seat, whole)
         if key is None:
             return None
-        return FIELD.sub(
-            lambda m: self.field(m[1], entry.get(m[1]), names, blocks), self.entries[key]
-        )
+        template = self.entries[key]
+        args = {f: self.field(f, entry.get(f), names, blocks) for f in arguments(template)}
+        raw = {f: entry.get(f) for f, kind in arguments(template).items() if kind != "arg"}
+        raw = {f: "" if v is None else v for f, v in raw.items()}
+        return format_message(template, args, plural_rule(self.language), raw)
 
     def reason(self, action: str, code: str, fallback: str = "") -> str:
         """Why ``action`` (a command type) may not be taken now (``you.unavailable``): the
@@ -197,7 +221,7 @@ class Catalog:
 
     def fields(self, key: str) -> list[str]:
         """The fields a template names."""
-        return FIELD.findall(self.entries[key])
+        return list(arguments(self.entries[key]))
 
     def is_hidden(self, entry: Entry) -> bool:
         """A kind a short log may leave out (the generator's draws, phases)."""

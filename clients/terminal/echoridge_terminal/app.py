@@ -25,6 +25,7 @@ from echoridge_client.session import Spectator
 from echoridge_terminal import signin
 from echoridge_terminal.context import Context
 from echoridge_terminal.game import GameScreen
+from echoridge_terminal.i18n import set_language, t
 from echoridge_terminal.idstore import IdentityStore
 from echoridge_terminal.replayer import ReplayScreen, Viewer
 from echoridge_terminal.screens import LobbyScreen
@@ -76,7 +77,7 @@ AccountScreen, PlayersDialog { align: center middle; }
 class MessageScreen(Screen[None]):
     """A screen that only says something (a failed connection)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q,escape", "app.quit", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q,escape", "app.quit", t("key.quit"))]
 
     def __init__(self, text: str) -> None:
         super().__init__()
@@ -95,12 +96,14 @@ class EchoRidgeApp(App[None]):
 
     TITLE = "Echo Ridge"
     CSS = CSS
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", t("key.quit"))]
 
     def __init__(self, url: str = DEFAULT_URL, *, watch: str | None = None,
                  name: str | None = None, replay: str | None = None, seat: int | None = None,
                  everyone: bool = False, version: int | None = None, guest: bool = False,
-                 claim: str | None = None, config_dir: Path | None = None) -> None:  # fmt: skip
+                 claim: str | None = None, config_dir: Path | None = None,
+                 lang: str | None = None) -> None:  # fmt: skip
+        set_language(lang)  # None: the locale's (i18n.py)
         super().__init__()
         self.ctx = Context(url, guest=guest, claim=claim, store=IdentityStore(config_dir))
         if name:
@@ -129,7 +132,9 @@ class EchoRidgeApp(App[None]):
             return
         except (ClientError, OSError, TimeoutError) as exc:
             await self.push_screen(
-                MessageScreen(f"Cannot watch table {self.watching} at {self.ctx.url}:\n{exc}")
+                MessageScreen(t(
+                    "app.cannot_watch", table=self.watching, url=self.ctx.url, problem=str(exc)
+                ))
             )
             return
         self.ctx.session, self.ctx.table = spectator, self.watching
@@ -150,15 +155,19 @@ def play(
     guest: bool = False,
     claim: str | None = None,
     config_dir: Path | None = None,
+    lang: str | None = None,
 ) -> int:
     """``guest``: play without an identity; ``claim``: a transfer code from another device;
-    ``config_dir``: where the identities are kept (default: idstore.config_dir())."""
-    EchoRidgeApp(url, name=name, guest=guest, claim=claim, config_dir=config_dir).run()
+    ``config_dir``: where the identities are kept (default: idstore.config_dir()); ``lang``:
+    ``en`` or ``es`` (None: the locale's)."""
+    EchoRidgeApp(
+        url, name=name, guest=guest, claim=claim, config_dir=config_dir, lang=lang
+    ).run()
     return 0
 
 
-def watch(url: str, table: str) -> int:
-    EchoRidgeApp(url, watch=table).run()
+def watch(url: str, table: str, lang: str | None = None) -> int:
+    EchoRidgeApp(url, watch=table, lang=lang).run()
     return 0
 
 

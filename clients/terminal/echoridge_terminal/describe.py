@@ -19,6 +19,7 @@ from echoridge_terminal.data import (
     suspect_name,
     suspect_trait,
 )
+from echoridge_terminal.i18n import language
 
 View = dict[str, Any]
 Command = dict[str, Any]
@@ -213,7 +214,7 @@ def describe(command: Command, view: View, hours: int | None = None) -> str:
         slot = int(command.get("slot") or 0)
         slots = (view.get("events") or {}).get("slots") or []
         card = slots[slot - 1]["card"] if 0 < slot <= len(slots) and slots[slot - 1] else "?"
-        name = catalog().event(str(card)).get("name", card)
+        name = catalog(language()).event(str(card)).get("name", card)
         return f"Resolve the event {name} (#{slot}){price}{_ns(command)}"
     if kind == "proceed":
         return "Go on (play no more Force cards now)"
@@ -268,14 +269,14 @@ def unavailable(view: View) -> list[str]:
     items = you.get("unavailable")
     if not isinstance(items, list):
         return []
-    words = catalog().values.get("action") or {}
+    words = catalog(language()).values.get("action") or {}
     out = []
     for item in items:
         if not isinstance(item, dict):
             continue
         kind, code = str(item.get("type")), str(item.get("code"))
         name = words.get(UNAVAILABLE_ACTIONS.get(kind, kind)) or ACTIONS.get(kind, kind)
-        reason = catalog().reason(kind, code, ALL_CODES.get(code, code).rstrip("."))
+        reason = catalog(language()).reason(kind, code, ALL_CODES.get(code, code).rstrip("."))
         line = reason if reason.startswith(name.split(",")[0]) else f"{name}: {reason}"
         if line not in out:  # both steps of Bring in for Holding may give one reason
             out.append(line)
@@ -315,7 +316,7 @@ def prompt(view: View) -> str:
         return "Decide: " + DECISIONS.get(kind, kind)
     turn = view.get("turn") or {}
     if you.get("legal") and turn.get("seat") == me:
-        point = (catalog().values.get("phase") or {}).get(str(turn.get("phase")), "")
+        point = (catalog(language()).values.get("phase") or {}).get(str(turn.get("phase")), "")
         time = "" if coop.is_coop(view) else f" ({turn.get('time')})"
         return f"Your turn{time}, {point}: choose" if point else f"Your turn{time}: choose"
     waiting = [d for d in view.get("decisions") or () if d.get("seat") != me]

@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from echoridge_client.logtext import catalog
+from echoridge_terminal.i18n import language
 from echoridge_terminal.render import MARKER_STYLE, MOBSTER_STYLES
 
 GOAL = """\
@@ -129,7 +130,7 @@ def glyphs() -> RenderableType:
         (g(("(only you)", "bold green")), "a log line only you were told"),
         (g(("OT", MARKER_STYLE)), "co-op: the Out-of-Time Marker on the time track"),
         (g("★"), "co-op: the lead, whose accusation stands when the team's differ"),
-        (g((catalog().team_mark, "bold green")),
+        (g((catalog(language()).team_mark, "bold green")),
          "co-op: a log line the team was told, the spectators not"),
     ]  # fmt: skip
     for glyph, meaning in rows:

@@ -24,6 +24,7 @@ from rich.text import Text
 
 from echoridge_client.logtext import block_names, catalog
 from echoridge_terminal import logpanel
+from echoridge_terminal.i18n import language
 
 Entry = dict[str, Any]
 Block = tuple[int, int]
@@ -74,7 +75,7 @@ def _block(value: Any) -> Block | None:
 
 def _shown(entry: Entry) -> bool:
     kind = str(entry.get("kind"))
-    return kind != "turn_began" and not catalog().is_hidden(entry)
+    return kind != "turn_began" and not catalog(language()).is_hidden(entry)
 
 
 def _seat(entry: Entry) -> int | None:

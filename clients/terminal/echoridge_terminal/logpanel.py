@@ -15,6 +15,7 @@ from typing import Any
 from rich.text import Text
 
 from echoridge_client.logtext import catalog, is_private, is_team, render, seat_name
+from echoridge_terminal.i18n import language
 
 Entry = dict[str, Any]
 
@@ -47,12 +48,14 @@ def line(
 ) -> Text | None:
     """One entry as a line of the panel (None: a kind the short log leaves out); ``team``: a
     co-op game (of ``len(names)`` seats), where an entry told to every seat was the team's."""
-    if catalog().is_hidden(entry):
+    if catalog(language()).is_hidden(entry):
         return None
     kind = str(entry.get("kind"))
     seats = len(names) if team else 0
     private = is_private(entry, me, whole, seats) or is_team(entry, me, whole, seats)
-    words = render(entry, names, me, whole=whole, coop=team, blocks=blocks)
+    words = render(
+        entry, names, me, whole=whole, coop=team, blocks=blocks, language=language()
+    )
     if kind == "turn_began":
         return Text(f"-- {words} --", style=STYLES[kind])
     style = PRIVATE_STYLE if private else STYLES.get(kind, "")

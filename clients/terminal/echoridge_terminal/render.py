@@ -28,6 +28,7 @@ from echoridge_terminal.data import (
     suspect_name,
 )
 from echoridge_terminal.describe import my_seat, where, who
+from echoridge_terminal.i18n import language
 
 View = dict[str, Any]
 
@@ -161,7 +162,7 @@ def track(view: View) -> RenderableType:
 def turn_line(view: View, turn: dict[str, Any], me: int | None, together: bool) -> Text:
     """``Turn 5, Ada: a day turn from space 12, now after the drive; 2 h driven, 0 h of
     actions so far`` (the point of the turn in the catalogue's words)."""
-    phases = catalog().values.get("phase") or {}
+    phases = catalog(language()).values.get("phase") or {}
     point = phases.get(str(turn.get("phase")), str(turn.get("phase")))
     time = "a turn" if together else f"a {turn.get('time')} turn"
     out = Text(f"Turn {turn['number']}, ", style="bold")
@@ -186,7 +187,7 @@ def events(view: View) -> RenderableType:
         if slot is None:
             out.append(" empty\n", style="dim")
             continue
-        words = catalog().event(str(slot["card"]))
+        words = catalog(language()).event(str(slot["card"]))
         out.append(f" {words.get('name', slot['card'])}", style="bold")
         tokens = [where(view, b) for b in slot.get("tokens") or ()]
         out.append("  tokens on " + (", ".join(tokens) or "no block"))

@@ -44,19 +44,28 @@ from echoridge_terminal.account import AccountScreen
 from echoridge_terminal.context import Context, default_name, mode_words, player_name
 from echoridge_terminal.game import GameScreen
 from echoridge_terminal.help import HelpScreen
+from echoridge_terminal.i18n import error_words, isolate, t
 from echoridge_terminal.ratings import LeaderboardScreen, PlayerScreen
 from echoridge_terminal.waiting import WaitingScreen
+
+COLUMNS = ("table", "game", "status", "seats", "taken", "players", "spectators")
+
+
+COLUMNS = ("table", "game", "status", "seats", "taken", "players", "spectators")
+
+
+COLUMNS = ("table", "game", "status", "seats", "taken", "players", "spectators")
 
 
 class LobbyScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        ("f5", "refresh", "Refresh tables"),
-        ("f6", "more", "More tables"),
-        Binding("f2", "leaderboard", "Leaderboard"),
-        Binding("f3", "my_page", "My page"),
-        Binding("f4", "account", "You"),
-        Binding("f1", "help", "How to play"),
-        ("ctrl+q", "app.quit", "Quit"),
+        Binding("f5", "refresh", t("lobby.key.refresh")),
+        Binding("f6", "more", t("lobby.key.more")),
+        Binding("f2", "leaderboard", t("lobby.key.leaderboard")),
+        Binding("f3", "my_page", t("lobby.key.my_page")),
+        Binding("f4", "account", t("lobby.key.account")),
+        Binding("f1", "help", t("key.help")),
+        Binding("ctrl+q", "app.quit", t("key.quit")),
     ]
 
     def __init__(self, ctx: Context) -> None:
@@ -68,42 +77,42 @@ class LobbyScreen(Screen[None]):
         self.playing: set[str] = set()  # tables of the last listing being played
         self.pages = 1  # pages of the listing shown (F6 adds one)
         self.timer: Timer | None = None
-        self.sub_title = f"lobby of {ctx.url}"
+        self.sub_title = t("lobby.title", url=ctx.url)
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(f"Connecting to {self.ctx.url}...", id="lobby-status")
+        yield Static(t("lobby.connecting", url=self.ctx.url), id="lobby-status")
         with Horizontal():
             with Vertical(id="tables-box"):
-                yield Label("Public tables (Enter joins a waiting table, watches one being played)")
+                yield Label(t("lobby.tables"))
                 table: DataTable[str] = DataTable(id="tables", cursor_type="row")
                 yield table
                 with Horizontal(id="list-buttons"):
-                    yield Button("Refresh (F5)", id="refresh")
-                    yield Button("More tables (F6)", id="more", disabled=True)
+                    yield Button(t("lobby.refresh"), id="refresh")
+                    yield Button(t("lobby.more"), id="more", disabled=True)
             with Vertical(id="forms"):
-                yield Label("Your name", id="name-label")
+                yield Label(t("lobby.name"), id="name-label")
                 yield Input(self.ctx.name, id="name", max_length=32)
-                yield Label("Create a table: seats")
+                yield Label(t("lobby.seats"))
                 with RadioSet(id="seats"):
                     for n in range(1, 5):
                         yield RadioButton(str(n), value=n == 4, id=f"seats-{n}")
-                yield Label("Game")
+                yield Label(t("lobby.game"))
                 with RadioSet(id="mode"):
-                    yield RadioButton("Competitive", value=True, id="mode-competitive")
-                    yield RadioButton("Cooperative (2-4)", id="mode-cooperative")
-                yield Checkbox("Public (listed in the lobby)", True, id="public")
-                yield Checkbox("Spectators may watch", True, id="spectators")
-                yield Checkbox("Rated with its bots as players", False, id="rate-bots")
-                yield Button("Create table", id="create", variant="primary")
-                yield Label("Join a table by its id")
+                    yield RadioButton(t("lobby.competitive"), value=True, id="mode-competitive")
+                    yield RadioButton(t("lobby.cooperative"), id="mode-cooperative")
+                yield Checkbox(t("lobby.public"), True, id="public")
+                yield Checkbox(t("lobby.spectators"), True, id="spectators")
+                yield Checkbox(t("lobby.rate_bots"), False, id="rate-bots")
+                yield Button(t("lobby.create"), id="create", variant="primary")
+                yield Label(t("lobby.join_by_id"))
                 yield Input(placeholder="t-...", id="table-id")
-                yield Button("Join", id="join")
+                yield Button(t("lobby.join"), id="join")
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
-        table.add_columns("table", "game", "status", "seats", "taken", "players", "spectators")
+        table.add_columns(*(t(f"lobby.column.{c}") for c in COLUMNS))
         self.run_worker(self._connect(), exclusive=True, group="lobby")
 
     def status(self, text: str, error: bool = False) -> None:
@@ -113,7 +122,7 @@ class LobbyScreen(Screen[None]):
         try:
             if self.ctx.lobby is None:
                 await signin.sign_in(
-                    self.ctx, on_busy=lambda busy: self.status(f"{busy}; waiting to retry")
+                    self.ctx, on_busy=lambda busy: self.status(t("lobby.busy", problem=busy))
                 )
         except signin.Banned as exc:  # say so and stop
             from echoridge_terminal.app import MessageScreen
@@ -121,7 +130,7 @@ class LobbyScreen(Screen[None]):
             self.app.call_later(self.app.switch_screen, MessageScreen(exc.words))
             return
         except (ClientError, OSError, TimeoutError) as exc:
-            self.status(f"Cannot connect to {self.ctx.url}: {exc}  (F5 to retry)", error=True)
+            self.status(t("lobby.cannot_connect", url=self.ctx.url, problem=str(exc)), error=True)
             return
         self.show_identity()
         await self._refresh()
@@ -134,12 +143,11 @@ class LobbyScreen(Screen[None]):
         ctx = self.ctx
         me = ctx.me
         if me is not None:
-            who = f"signed in as {me.handle}"
+            out = Text(t("lobby.connected.signed_in", url=ctx.url, handle=isolate(me.handle)))
         elif ctx.guest:
-            who = "playing as a guest"
+            out = Text(t("lobby.connected.guest", url=ctx.url))
         else:
-            who = "no identity yet: one is made with the name you choose"
-        out = Text(f"Connected to {ctx.url}, {who}.")
+            out = Text(t("lobby.connected.new", url=ctx.url))
         if ctx.notice:
             out.append(f"\n{ctx.notice}", style="bold yellow")
         self.query_one("#lobby-status", Static).update(out)
@@ -147,10 +155,10 @@ class LobbyScreen(Screen[None]):
         label = self.query_one("#name-label", Label)
         if me is not None:
             field.value, field.disabled = me.handle, True
-            label.update("Your name (F4: rename)")
+            label.update(t("lobby.name.rename"))
         else:
             field.disabled = False
-            label.update("Your name" if ctx.guest else "Your name (kept as your identity here)")
+            label.update(t("lobby.name") if ctx.guest else t("lobby.name.kept"))
 
     async def _relist(self) -> None:
         if not self.busy and self.is_current:
@@ -170,7 +178,7 @@ class LobbyScreen(Screen[None]):
                 if cursor is None:
                     break
         except ClientError as exc:
-            self.status(f"Lost the lobby: {exc}  (F5 reconnects)", error=True)
+            self.status(t("lobby.lost", problem=str(exc)), error=True)
             lobby, self.ctx.lobby = self.ctx.lobby, None
             await lobby.close()
             return
@@ -178,19 +186,19 @@ class LobbyScreen(Screen[None]):
         widget = self.query_one("#tables", DataTable)
         widget.clear()
         self.listed, self.modes = {}, {}
-        self.playing = {t.table for t in tables if t.status == "playing"}
-        for t in tables:
-            self.listed[t.table] = t.seats
-            self.modes[t.table] = mode_words(getattr(t, "mode", None), t.seats)
+        self.playing = {info.table for info in tables if info.status == "playing"}
+        for info in tables:
+            self.listed[info.table] = info.seats
+            self.modes[info.table] = mode_words(getattr(info, "mode", None), info.seats)
             widget.add_row(
-                t.table,
-                self.modes[t.table],
-                t.status,
-                str(t.seats),
-                str(t.taken),
-                players_cell(t, self.ctx.blocked),
-                "yes" if t.spectators else "no",
-                key=t.table,
+                info.table,
+                t(f"mode.{self.modes[info.table]}"),
+                t("lobby.status", status=info.status),
+                str(info.seats),
+                str(info.taken),
+                players_cell(info, self.ctx.blocked),
+                t("word.yes") if info.spectators else t("word.no"),
+                key=info.table,
             )
 
     def action_help(self) -> None:
@@ -203,15 +211,15 @@ class LobbyScreen(Screen[None]):
     def action_my_page(self) -> None:
         me = self.ctx.me
         if me is None:
-            words = "as a guest" if self.ctx.guest else "before your first table"
-            self.status(f"You have no page {words}: F2 shows the leaderboard.", error=True)
+            key = "lobby.no_page.guest" if self.ctx.guest else "lobby.no_page.new"
+            self.status(t(key), error=True)
             return
         self.app.push_screen(PlayerScreen(self.ctx, me.id, me.handle))
 
     def action_account(self) -> None:
         if self.ctx.me is None:
-            words = "Playing as a guest, you" if self.ctx.guest else "You"
-            self.status(f"{words} have no identity to rename or move yet.", error=True)
+            key = "lobby.no_identity.guest" if self.ctx.guest else "lobby.no_identity"
+            self.status(t(key), error=True)
             return
         self.app.push_screen(AccountScreen(self.ctx), lambda _: self.show_identity())
 
@@ -234,7 +242,7 @@ class LobbyScreen(Screen[None]):
         seats = self.query_one("#seats", RadioSet).pressed_index + 1 or 4
         cooperative = self.query_one("#mode", RadioSet).pressed_index == 1
         if cooperative and seats == 1:
-            self.status("A cooperative game needs 2 to 4 seats.", error=True)
+            self.status(t("lobby.coop_seats"), error=True)
             return
         public = self.query_one("#public", Checkbox).value
         spectators = self.query_one("#spectators", Checkbox).value
@@ -274,7 +282,7 @@ class LobbyScreen(Screen[None]):
             secret = ctx.lobby.secret if ctx.lobby is not None and ctx.me else None
             spectator = await Spectator.watch(ctx.url, table, identity=secret)
         except ClientError as exc:
-            self.status(f"Could not watch {table}: {exc}", error=True)
+            self.status(t("lobby.cannot_watch", table=table, problem=str(exc)), error=True)
             self.busy = False
             return
         self.busy = False
@@ -307,7 +315,7 @@ class LobbyScreen(Screen[None]):
                 rate_bots=True if rate_bots else None,
             )
         except ClientError as exc:
-            self.status(f"Could not create a table: {refusal(exc)}", error=True)
+            self.status(t("lobby.cannot_create", problem=refusal(exc)), error=True)
             self.busy = False
             return
         self.modes[created.table] = mode_words(mode, seats)
@@ -323,7 +331,7 @@ class LobbyScreen(Screen[None]):
         try:
             problem = await signin.make_identity(ctx, ctx.name)
         except (ClientError, TimeoutError) as exc:
-            problem = f"Could not make your identity: {exc}"
+            problem = t("lobby.cannot_identify", problem=str(exc))
         if problem is not None:
             self.status(problem, error=True)
             self.query_one("#name", Input).focus()
@@ -344,7 +352,7 @@ class LobbyScreen(Screen[None]):
             ctx.mode = self.modes.get(table)
             ctx.session = await Seat.sit(ctx.url, table, joined.token)
         except ClientError as exc:
-            self.status(f"Could not join {table}: {refusal(exc)}", error=True)
+            self.status(t("lobby.cannot_join", table=table, problem=refusal(exc)), error=True)
             self.busy = False
             return
         self.busy = False
@@ -354,12 +362,12 @@ class LobbyScreen(Screen[None]):
             self.app.call_later(self.app.switch_screen, WaitingScreen(ctx))
 
 
-def players_cell(t: m.TableInfo, blocked: dict[str, str]) -> Text:
+def players_cell(info: m.TableInfo, blocked: dict[str, str]) -> Text:
     """A listed table's players, each signed-in one with their rating; marked when a player
     the user blocks sits there."""
-    out = Text(", ".join(player_name(p) for p in t.players))  # text, never markup
-    if any(p.identity in blocked for p in t.players if p.identity):
-        out.append("  ⚠ blocked player", style="bold red")
+    out = Text(", ".join(player_name(p) for p in info.players))  # text, never markup
+    if any(p.identity in blocked for p in info.players if p.identity):
+        out.append(t("lobby.blocked"), style="bold red")
     return out
 
 
@@ -367,7 +375,8 @@ def refusal(exc: ClientError) -> str:
     """A refused create or join in words (a ban by its code)."""
     if isinstance(exc, Refused):
         if exc.code == "auth/banned":
-            return "you are banned from this server for now."
+            return t("lobby.refused.banned")
         if exc.code == "table/already_seated":
-            return "you sit at this table already (from another device or window)."
+            return t("lobby.refused.seated")
+        return error_words(exc.code)
     return str(exc)

@@ -28,20 +28,21 @@ from textual.widgets import (
 from echoridge_client.errors import ClientError
 from echoridge_client.session import TableSession
 from echoridge_protocol import messages as m
-from echoridge_terminal.context import BOT_LEVELS, Context, mode_words, player_name
+from echoridge_terminal.context import Context, mode_words, player_name
 from echoridge_terminal.game import GameScreen
 from echoridge_terminal.help import HelpScreen
+from echoridge_terminal.i18n import error_words, isolate, t
 
 
 class WaitingScreen(Screen[None]):
     """A joined table before its start: invite friends, add bots, start."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("e", "add_bot('easy')", "Easy bot"),
-        Binding("n", "add_bot('normal')", "Normal bot"),
-        Binding("s", "add_bot('strong')", "Strong bot"),
-        Binding("f1", "help", "How to play"),
-        ("ctrl+q", "app.quit", "Quit"),
+        Binding("e", "add_bot('easy')", t("waiting.key.easy")),
+        Binding("n", "add_bot('normal')", t("waiting.key.normal")),
+        Binding("s", "add_bot('strong')", t("waiting.key.strong")),
+        Binding("f1", "help", t("key.help")),
+        Binding("ctrl+q", "app.quit", t("key.quit")),
     ]
 
     def __init__(self, ctx: Context) -> None:
@@ -51,7 +52,7 @@ class WaitingScreen(Screen[None]):
         self.info: m.TableInfo | None = None  # the last look at the table
         self.busy = False
         self.bots = 0  # bots this screen added
-        self.sub_title = f"table {ctx.table}"
+        self.sub_title = t("waiting.title", table=str(ctx.table))
         self.started = False
 
     def compose(self) -> ComposeResult:
@@ -59,12 +60,12 @@ class WaitingScreen(Screen[None]):
         yield Static(id="table-info")
         yield Static(id="seat-list")
         with Horizontal(id="bot-buttons"):
-            yield Label("Add a bot:", id="bot-label")
-            for kind, word, _ in BOT_LEVELS:
-                yield Button(f"{word} ({kind[0]})", id=f"add-{kind}")
+            yield Label(t("waiting.add_bot"), id="bot-label")
+            for kind in ("easy", "normal", "strong"):
+                yield Button(t("waiting.bot_button", kind=kind), id=f"add-{kind}")
         with Horizontal(id="waiting-buttons"):
-            yield Button("Start game", id="start", variant="primary")
-            yield Button("Leave", id="leave", variant="error")
+            yield Button(t("waiting.start"), id="start", variant="primary")
+            yield Button(t("waiting.leave"), id="leave", variant="error")
         yield RichLog(id="wait-log", wrap=True, markup=True)
         yield Footer()
 
@@ -73,9 +74,8 @@ class WaitingScreen(Screen[None]):
         assert ctx.session is not None
         ctx.session.on_update = self._view_changed
         self._info()
-        self.note(Text.assemble("Joined table ", (str(ctx.table), "bold"), " as ",
-                                (ctx.name, "bold"), "."))  # fmt: skip
-        self.note("F1: how to play.")
+        self.note(Text(t("waiting.joined", table=str(ctx.table), name=isolate(ctx.name))))
+        self.note(t("waiting.f1"))
         self.set_interval(1.0, self._poll)
         self.run_worker(self._poll(), group="poll")
 
@@ -86,48 +86,32 @@ class WaitingScreen(Screen[None]):
         ctx = self.ctx
         seats = "?" if ctx.seats is None else str(ctx.seats)
         taken = "?" if self.taken is None else str(self.taken)
-        out = Text("Table ")
-        out.append(f" {ctx.table} ", style="bold reverse")
-        if ctx.mode:
-            out.append("  Game: ")
-            out.append(ctx.mode, style="bold")
-        if ctx.mode == "co-op":
-            out.append(" (the team against the clock; roles are drawn at the start)")
-        out.append("\nYou are ")
-        out.append(ctx.name, style="bold")  # the player's own input: text, never markup
-        out.append("\nSeats taken: ")
-        out.append(f"{taken}/{seats}", style="bold")
-        out.append("\nFriends join with: ")
-        out.append(f"echo-ridge play {ctx.url}", style="bold")
-        out.append(", then join table ")
-        out.append(str(ctx.table), style="bold")
-        out.append("\nFill the free seats with bots, then start the game. Bots: ")
-        for n, (kind, word, what) in enumerate(BOT_LEVELS):
-            out.append(", " if n else "")
-            out.append(word, style="bold")
-            out.append(f" ({kind[0]}) {what}")
-        out.append(".")
+        out = Text(t(  # the player's name is their own input: text, never markup
+            "waiting.info", table=str(ctx.table), mode=ctx.mode or "", name=isolate(ctx.name),
+            taken=taken, seats=seats, url=ctx.url,
+        ))
         self.query_one("#table-info", Static).update(out)
         self.query_one("#seat-list", Static).update(self.seat_list())
 
     def seat_list(self) -> Text:
         """Every seat of the table: who sits there (bots marked) or free."""
         ctx = self.ctx
-        out = Text("Seats:\n", style="bold")
+        out = Text(t("waiting.seats") + "\n", style="bold")
         if self.info is None:
-            return out + Text("  (looking...)", style="dim")
+            return out + Text(t("waiting.looking"), style="dim")
         sitting = {p.seat: p for p in self.info.players}
         for seat in range(self.info.seats):
             out.append(f"  {seat + 1}. ")
             p = sitting.get(seat)
             if p is None:
-                out.append("free", style="dim")
+                out.append(t("waiting.free"), style="dim")
             else:
-                out.append(player_name(p), style="bold" if seat == ctx.seat else "")
+                name = isolate(player_name(p))
                 if seat == ctx.seat:
-                    out.append(" (you)")
+                    name = t("waiting.you", name=name)
+                out.append(name, style="bold" if seat == ctx.seat else "")
                 if p.identity and p.identity in ctx.blocked:
-                    out.append("  ⚠ a player you block", style="bold red")
+                    out.append(t("waiting.blocked"), style="bold red")
             out.append("\n")
         return out
 
@@ -167,7 +151,7 @@ class WaitingScreen(Screen[None]):
     def action_add_bot(self, kind: str) -> None:
         """A bot of this level (``easy``, ``normal``, ``strong``) takes the next free seat."""
         if self.info is not None and self.info.taken >= self.info.seats:
-            self.note("Every seat is taken: start the game.")
+            self.note(t("waiting.full"))
             return
         self._run(self._add_bot(kind))
 
@@ -191,12 +175,13 @@ class WaitingScreen(Screen[None]):
             assert ctx.lobby and ctx.table and ctx.token
             result = await ctx.lobby.add_bot(ctx.table, ctx.token, kind)
             if result.outcome == "accepted":
-                self.note(f"Added {'an' if kind == 'easy' else 'a'} {kind} bot.")
+                self.note(t("waiting.bot_added", kind=kind))
                 self.bots += 1
                 if self.taken is not None:
                     self.taken += 1
             else:
-                self.note(f"[red]No bot added: {result.code} {result.message or ''}[/]")
+                problem = error_words(result.code or "")
+                self.note(Text(t("waiting.no_bot", problem=problem), style="red"))
             await self._poll()
         except (ClientError, ValueError) as exc:  # ValueError: a kind this SDK does not know
             self.note(Text(str(exc), style="red"))
@@ -209,9 +194,10 @@ class WaitingScreen(Screen[None]):
             assert ctx.lobby and ctx.table and ctx.token
             result = await ctx.lobby.start(ctx.table, ctx.token)
             if result.outcome == "accepted":
-                self.note("The game starts.")
+                self.note(t("waiting.starts"))
             else:
-                self.note(f"[red]Cannot start: {result.code} {result.message or ''}[/]")
+                problem = error_words(result.code or "")
+                self.note(Text(t("waiting.cannot_start", problem=problem), style="red"))
         except ClientError as exc:
             self.note(f"[red]{exc}[/]")
         finally:

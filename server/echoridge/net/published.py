@@ -4,7 +4,7 @@ browser client, and the examples below), and the documents published beside the 
 
 ``DOCUMENTS`` maps each published name to its file in a source checkout (``SPEC.md``, the
 schema, the players' ``rules.md`` and ``rulings.md`` from docs/, the clients' log wording
-``logtext.en.json``); the folder ``protocol/examples`` (when present) is served as
+``logtext.en.json`` and its Spanish ``logtext.es.json``); the folder ``protocol/examples`` (when present) is served as
 ``/protocol/examples/NAME``.  A checkout (or an editable install) serves the repository's own
 files, so git holds one copy; setup.py copies them into the wheel as
 ``echoridge/published/NAME`` (and ``…/published/examples/``), where ``find_published`` finds
@@ -40,6 +40,7 @@ DOCUMENTS: Final = {  # the name under PREFIX -> the file in a source checkout
     "rules.md": "docs/rules.md",
     "rulings.md": "docs/rulings.md",
     "logtext.en.json": "clients/python/echoridge_client/logtext.en.json",
+    "logtext.es.json": "clients/python/echoridge_client/logtext.es.json",
 }
 EXAMPLES: Final = "protocol/examples"  # a folder, served as PREFIX + "examples/NAME"
 CARRIED: Final = "published"  # the folder of the ``echoridge`` package a wheel carries them in

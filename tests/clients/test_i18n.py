@@ -1,0 +1,164 @@
+"""The second language (Spanish): the catalogues are complete in both languages (the terminal
+client's ``locales/*.json``, the log's ``logtext.*.json``, an ``error.CODE`` for every code),
+with the same ICU arguments; the ICU MessageFormat subset formats plurals, selects, ``#`` and
+quoting as ICU does; no terminal module builds a sentence from translated fragments; players'
+names in Arabic or Persian are bidi-isolated in both languages."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+from babel import Locale
+
+from echoridge_client import logtext
+from echoridge_client.i18n import MessageError, arguments, format_message, parse
+from echoridge_client.logtext import FSI, PDI, render, seat_names
+from echoridge_protocol.codes import ALL_CODES
+from echoridge_terminal import i18n
+
+TERMINAL = Path(i18n.__file__).parent
+SDK = Path(logtext.__file__).parent
+ES = Locale.parse("es").plural_form
+
+
+def load(path: Path) -> dict[str, str]:
+    return {k: v for k, v in json.loads(path.read_text(encoding="utf-8")).items() if k[0] != "_"}
+
+
+def log_messages(lang: str) -> dict[str, str]:
+    data = json.loads((SDK / f"logtext.{lang}.json").read_text(encoding="utf-8"))
+    out = {f"entries.{k}": v for k, v in data["entries"].items()}
+    out |= {f"reasons.{k}": v for k, v in data["reasons"].items()}
+    out |= {f"events.{k}.{f}": v for k, e in data["events"].items() for f, v in e.items()}
+    out |= {f"values.{k}.{a}": v for k, w in data["values"].items() for a, v in w.items()}
+    return out
+
+
+@pytest.mark.parametrize("kind", ["terminal", "logtext"])
+def test_every_key_is_in_both_languages_with_the_same_arguments(kind: str) -> None:
+    if kind == "terminal":
+        en, es = load(TERMINAL / "locales/en.json"), load(TERMINAL / "locales/es.json")
+    else:
+        en, es = log_messages("en"), log_messages("es")
+    assert sorted(set(en) - set(es)) == [], "keys missing in Spanish"
+    assert sorted(set(es) - set(en)) == [], "keys missing in English"
+    for key in en:
+        assert set(arguments(en[key])) == set(arguments(es[key])), key
+
+
+def test_every_error_code_has_a_sentence_in_both_languages() -> None:
+    for lang in i18n.LANGUAGES:
+        words = load(TERMINAL / f"locales/{lang}.json")
+        missing = [c for c in ALL_CODES if f"error.{c}" not in words]
+        assert missing == [], (lang, missing)
+
+
+def test_the_formatter_follows_icu_and_cldr() -> None:
+    cards = "{n, plural, =0 {ninguna carta} one {# carta} many {# de cartas} other {# cartas}}"
+    assert [format_message(cards, {"n": n}, ES) for n in (0, 1, 2, 1000000)] == [
+        "ninguna carta", "1 carta", "2 cartas", "1000000 de cartas"
+    ]
+    assert format_message("{n, plural, one {# card} other {# cards}}", {"n": [1, 2]}) == "2 cards"
+    gender = "{g, select, f {la} m {el} other {le}} {x}"
+    assert format_message(gender, {"g": "f", "x": "arma"}) == "la arma"
+    assert format_message(gender, {"g": "?", "x": "x"}) == "le x"
+    assert format_message("it's '{x}' a '#' ''ok''", {}) == "it's {x} a '#' 'ok'"
+    assert format_message("{n, plural, other {'#' #}}", {"n": 3}) == "# 3"
+    with pytest.raises(MessageError):
+        format_message("{who} won", {})
+    for bad in ("{x", "x}", "{n, plural, one {a}}", "{n, plural, lots {a} other {b}}"):
+        with pytest.raises(MessageError):
+            parse(bad)
+
+
+def test_the_language_comes_from_the_locale() -> None:
+    assert i18n.from_locale({"LANG": "es_ES.UTF-8"}) == "es"
+    assert i18n.from_locale({"LC_ALL": "en_GB.UTF-8", "LANG": "es_MX"}) == "en"
+    assert i18n.from_locale({"LC_MESSAGES": "es", "LANG": "C"}) == "es"
+    assert i18n.from_locale({"LANG": "fr_FR.UTF-8"}) == "en"
+    assert i18n.from_locale({}) == "en"
+
+
+def test_spanish_words_with_plurals_in_the_terminal() -> None:
+    try:
+        i18n.set_language("es")
+        assert i18n.t("lobby.create") == "Crear mesa"
+        assert i18n.error_words("table/full") == "Todas las plazas de esa mesa están ocupadas."
+        names = ["Ana", "Bo"]
+        assert render({"kind": "force_deck_shuffled", "count": 1}, names, language="es") == (
+            "Se barajó el mazo de Fuerza (1 carta)"
+        )
+        ended = render({"kind": "game_ended", "winners": [0, 1]}, names, language="es")
+        assert ended == "La partida ha terminado. Ganan: Ana, Bo"
+    finally:
+        i18n.set_language("en")
+    assert i18n.t("lobby.create") == "Create table"
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_rtl_names_are_isolated_in_the_log_and_the_chat(lang: str) -> None:
+    names = seat_names([{"name": "مريم"}, {"name": "Ada"}])
+    assert names == [f"{FSI}مريم{PDI}", "Ada"]
+    line = render({"kind": "accused.others", "seat": 0, "to": [0]}, names, 1, language=lang)
+    assert f"{FSI}مريم{PDI}" in line and line.index(FSI) < line.index(PDI)
+    try:
+        i18n.set_language(lang)
+        said = i18n.t("waiting.joined", table="t-1", name=i18n.isolate("سارا"))
+        assert f"{FSI}سارا{PDI}" in said
+    finally:
+        i18n.set_language("en")
+
+
+TRANSLATED = ["screens.py", "waiting.py", "app.py"]  # the modules whose words are in locales/
+UI_CALLS = {"Static", "Label", "Button", "Binding", "notify", "Checkbox", "RadioButton", "status"}
+
+
+def is_t(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and getattr(node.func, "id", None) == "t"
+
+
+@pytest.mark.parametrize("module", sorted(p.name for p in TERMINAL.glob("*.py")))
+def test_no_sentence_is_built_from_translated_fragments(module: str) -> None:
+    """A translated sentence is one message: ``t(a) + t(b)``, ``t(a) + "..."``, an f-string
+    around ``t(...)`` or ``"".join`` of translations splits a sentence a translator cannot
+    reorder (Spanish puts words elsewhere): use one key with ICU arguments instead."""
+    tree = ast.parse((TERMINAL / module).read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            sides = (node.left, node.right)
+            if any(is_t(s) for s in sides) and not all(
+                (isinstance(s, ast.Constant) and s.value in ("\n", " ")) or is_t(s) for s in sides
+            ):
+                pytest.fail(f"{module}:{node.lineno}: a translation joined with other text")
+            if all(is_t(s) for s in sides):
+                pytest.fail(f"{module}:{node.lineno}: two translations joined")
+        if isinstance(node, ast.JoinedStr) and any(
+            isinstance(v, ast.FormattedValue) and is_t(v.value) for v in node.values
+        ):
+            pytest.fail(f"{module}:{node.lineno}: an f-string around a translation")
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", None) == "join"
+            and any(is_t(n) for a in node.args for n in ast.walk(a))
+        ):
+            pytest.fail(f"{module}:{node.lineno}: translations joined")
+
+
+@pytest.mark.parametrize("module", TRANSLATED)
+def test_no_english_literal_is_shown_by_a_translated_module(module: str) -> None:
+    tree = ast.parse((TERMINAL / module).read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+        if name not in UI_CALLS:
+            continue
+        shown = node.args[2:3] if name == "Binding" else node.args[:1]
+        for arg in shown:
+            if isinstance(arg, (ast.Constant, ast.JoinedStr)):
+                text = arg.value if isinstance(arg, ast.Constant) else ast.unparse(arg)
+                if isinstance(text, str) and any(c.isalpha() for c in text):
+                    pytest.fail(f"{module}:{node.lineno}: {text!r} is not translated")
