@@ -20,14 +20,12 @@ from textual.widgets import Input, RichLog
 from echoridge_client.errors import ClientError
 from echoridge_client.session import Seat, TableSession
 from echoridge_protocol import messages as m
+from echoridge_terminal.i18n import error_words, t
 
-REFUSALS = {
-    "chat/empty": "type something first",
-    "chat/too_long": "at most 500 characters",
-    "chat/bad_text": "plain text only (no control characters)",
-    "chat/rate_limited": "slow down: at most 5 lines every 10 seconds",
-    "chat/not_allowed": "not on this channel",
-}
+#: The refusals a chat line may get, worded short (``chat.refused``); others: ``error.<code>``.
+REFUSALS = frozenset({
+    "chat/empty", "chat/too_long", "chat/bad_text", "chat/rate_limited", "chat/not_allowed",
+})  # fmt: skip
 
 
 def line_text(line: m.ChatLine, channel: str) -> Text:
@@ -35,7 +33,7 @@ def line_text(line: m.ChatLine, channel: str) -> Text:
     at = time.strftime("%H:%M", time.localtime(line.at / 1000))
     text = Text(f"{at} ", style="dim")
     if line.channel != channel:
-        text.append("[players] " if line.channel == "table" else "[spectators] ", style="dim")
+        text.append(t("chat.channel", channel=str(line.channel)), style="dim")
     text.append(line.name, style="bold")
     text.append(": ")
     text.append(line.text)
@@ -53,8 +51,8 @@ class ChatPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield RichLog(id="chat-log", wrap=True, max_lines=500)
-        to = "the table" if self.channel == "table" else "the spectators"
-        yield Input(placeholder=f"Say to {to}… (Enter sends)", max_length=500, id="chat-input")
+        words = t("chat.placeholder", channel=str(self.channel))
+        yield Input(placeholder=words, max_length=500, id="chat-input")
 
     def on_mount(self) -> None:
         ctx = getattr(self.app, "ctx", None)
@@ -93,9 +91,11 @@ class ChatPanel(Vertical):
         try:
             result = await self.session.say(text, self.channel)
         except (ClientError, TimeoutError) as exc:
-            self._note(f"not sent: {exc}")
+            self._note(t("chat.not_sent", reason=str(exc)))
             return
         if result.outcome == "accepted":
             event.input.value = ""
         else:
-            self._note(f"not sent: {REFUSALS.get(result.code or '', result.message or '')}")
+            code = str(result.code or "")
+            reason = t("chat.refused", code=code) if code in REFUSALS else error_words(code)
+            self._note(t("chat.not_sent", reason=reason))

@@ -14,16 +14,11 @@ from typing import Any
 from rich.text import Text
 
 from echoridge_terminal.describe import my_seat, who
+from echoridge_terminal.i18n import t
 from echoridge_terminal.render import seat_style
 
-AUTO_REASONS = {
-    "away": "away too long",
-    "strikes": "too many turns ran out of time",
-    "vote": "the others voted",
-    "self": "they asked",
-}
-CLOCK_WORDS = {"turn": ("turn", " left"), "decision": ("decision", " left"), "handover": (
-    "handover in", "")}  # fmt: skip
+#: Why the server plays a seat (``p.auto``): ``clocks.served``'s ``reason``.
+AUTO_REASONS = ("away", "strikes", "vote", "self")
 
 
 def countdown(seconds: float) -> str:
@@ -61,34 +56,33 @@ def seats(session: Any, now: float | None = None) -> Text:
     running = list(message.clocks) if message is not None else []
     turn_clock = any(c.kind == "turn" for c in running) or any(p.get("bank") for p in players)
     turn = view.get("turn") or {}
-    out = Text("Players and clocks\n", style="bold")
+    out = Text(t("clocks.title"), style="bold")
     for p in players:
         seat = int(p["seat"])
         out.append(who(seat, me, view), style=seat_style(seat))
         parts: list[tuple[str, str]] = []
         if p.get("bot"):
-            parts.append(("server bot", "dim"))
+            parts.append((t("clocks.bot"), "dim"))
         here = next((s for s in getattr(presence, "seats", None) or () if s.seat == seat), None)
         if here is not None and not here.connected and not p.get("bot"):
             since = time.strftime("%H:%M", time.localtime(here.since / 1000))
-            parts.append((f"away since {since}", "bold red"))
+            parts.append((t("clocks.away", since=since), "bold red"))
         if p.get("auto"):
-            reason = AUTO_REASONS.get(str(p["auto"]), str(p["auto"]))
-            if seat == me and p["auto"] == "self":  # said to you, about you
-                reason = "you asked"
-            parts.append((f"played by the server ({reason})", "bold yellow"))
+            reason = str(p["auto"])
+            if seat == me and reason == "self":  # said to you, about you
+                reason = "you"
+            parts.append((t("clocks.served", reason=reason), "bold yellow"))
         elif turn.get("seat") == seat and turn.get("timed_out"):
-            parts.append(("played by the server for the rest of this turn (time ran out)",
-                          "bold yellow"))  # fmt: skip
+            parts.append((t("clocks.timed_out"), "bold yellow"))
         for c in running:
             if c.seat == seat:
-                before, after = CLOCK_WORDS.get(c.kind, (c.kind, ""))
-                parts.append((f"{before} {countdown(c.at / 1000 - now)}{after}", "bold"))
+                left = countdown(c.at / 1000 - now)
+                parts.append((t("clocks.clock", kind=str(c.kind), left=left), "bold"))
         if turn_clock and not p.get("bot"):
-            parts.append((f"bank {countdown(int(p.get('bank') or 0))}", "dim"))
+            parts.append((t("clocks.bank", left=countdown(int(p.get("bank") or 0))), "dim"))
         if p.get("votes"):
             voters = ", ".join(who(v, me, view) for v in p["votes"])
-            parts.append((f"votes to let the server play: {voters}", ""))
+            parts.append((t("clocks.votes", names=voters), ""))
         for text, style in parts:
             out.append(" · ")
             out.append(text, style=style)

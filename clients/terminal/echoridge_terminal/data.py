@@ -3,7 +3,8 @@
 The client package never imports the server, so the little it needs of the rules' tables is
 copied here (suspect codes and traits come from ``gamedata``): suspect names (§7.4), Force cards
 (§9), abilities (§10), the decisions a seat may owe (§4.5) and the co-op roles (§14).  Event
-cards are worded by the shared catalogue (``logtext``: ``catalog().event``).
+cards are worded by the shared catalogue (``logtext``: ``catalog().event``), Force cards and
+roles by its ``values``; the rest in the terminal's ``locales`` (``i18n.t``).
 """
 
 from __future__ import annotations
@@ -14,88 +15,51 @@ from echoridge_client.gamedata import CODE_ORDER as CODE_ORDER
 from echoridge_client.gamedata import EVIDENCE_ORDER as EVIDENCE_ORDER
 from echoridge_client.gamedata import SUSPECT_CODES, SUSPECT_NAMES
 from echoridge_client.gamedata import TRAITS as TRAITS
+from echoridge_client.logtext import catalog
+from echoridge_terminal.i18n import language, t
 
 #: §7.4: suspect id -> (name, code); code bits in the order Gang, Rank, Forensics, Getaway, Weapon.
 SUSPECTS: Final[dict[str, tuple[str, str]]] = {
     sid: (name, SUSPECT_CODES[sid]) for sid, name in SUSPECT_NAMES.items()
 }
-EVIDENCE_CLUE: Final[dict[str, str]] = {
-    "rank": "Informants",
-    "gang": "Witnesses",
-    "forensics": "Search successes",
-    "getaway": "Stakeouts",
-    "weapon": "Holding tokens",
-}
+#: The evidence kinds (``evidence.clue.<kind>``: the clues that solve one, in words).
+EVIDENCE_CLUE: Final = ("rank", "gang", "forensics", "getaway", "weapon")
 
-#: §9: Force card id -> (name, when it is played and what it does; rules.md §4.8).
-FORCE: Final[dict[str, tuple[str, str]]] = {
-    "code_three": ("Code Three", "before you drive: the basic 1 h of up to 3 blocks is waived"),
-    "radio_car": ("Radio Car", "before you drive: put your car on any block instead"),
-    "judges_signature": ("Judge's Signature", "before your action: it ignores day and night"),
-    "tip_line": ("Tip Line", "any time in your turn: look at a face-down Search or Stakeout "
-                 "token"),
-    "checkpoint": ("Checkpoint", "before the Mobster Roll: no Mobster Roll this turn"),
-    "double_shift": ("Double Shift", "after your action: take one more action this turn"),
-    "rubber_stamp": ("Rubber Stamp", "before your action: it costs 1 h less"),
-    "telephoto": ("Telephoto", "before your action: +2 risk for the success test"),
-    "squad_wagon": ("Squad Wagon", "before you drive or act: apprehend a mobster on your block "
-                    "or next to it"),
-    "jailhouse_deal": ("Jailhouse Deal", "any time in your turn: gain 1 Suspect"),
-}  # fmt: skip
+#: §9: the Force cards (their names are the log catalogue's ``card`` words, one name per card in
+#: each language; when each is played and what it does: ``force.<id>.effect``; rules.md §4.8).
+FORCE: Final = (
+    "code_three", "radio_car", "judges_signature", "tip_line", "checkpoint", "double_shift",
+    "rubber_stamp", "telephoto", "squad_wagon", "jailhouse_deal",
+)  # fmt: skip
 
-#: §14: the Force cards whose effect differs in a co-op game (no day/night limits there).
-COOP_FORCE: Final[dict[str, tuple[str, str]]] = {
-    "judges_signature": ("Judge's Signature",
-                         "before your action: it may be one your role lacks"),
-}  # fmt: skip
+#: §14: the Force cards whose effect differs in a co-op game (``force.<id>.effect.coop``).
+COOP_FORCE: Final = frozenset({"judges_signature"})
 
-#: §10: ability id -> (name, effect).
-ABILITIES: Final[dict[str, tuple[str, str]]] = {
-    "wheelman": ("Wheelman", "once a turn, a Drive of 3+ blocks waives 1 h"),
-    "night_shift": ("Night Shift", "twice a game, ignore day/night"),
-    "sharp_eyes": ("Sharp Eyes", "Stakeout succeeds if V <= R+1"),
-    "radio_ace": ("Radio Ace", "Call for Backup rolls 2 dice, uses the lower"),
-    "street_contacts": ("Street Contacts", "Catch Informant/Witness cost 1 h"),
-    "lab_partner": ("Lab Partner", "Search Scene costs 1 h"),
-    "quartermaster": ("Quartermaster", "Force hand limit 3"),
-    "good_cop": ("Good Cop", "looks pick only among cards you have not seen"),
-}
+#: §10: the abilities (``ability.<id>``: the name, ``ability.<id>.effect``).
+ABILITIES: Final = (
+    "wheelman", "night_shift", "sharp_eyes", "radio_ace", "street_contacts", "lab_partner",
+    "quartermaster", "good_cop",
+)  # fmt: skip
 
-ACTIONS: Final[dict[str, str]] = {
-    "arrest": "Arrest",
-    "coffee_break": "Coffee Break",
-    "call_for_backup": "Call for Backup",
-    "catch_informant": "Catch Informant",
-    "catch_witness": "Catch Witness",
-    "search_scene": "Search Scene",
-    "stakeout": "Stakeout",
-    "bring_in_1": "Bring in for Holding (step 1)",
-    "bring_in_2": "Bring in for Holding (step 2)",
-    "resolve_event": "Resolve Event",
-}
+#: The actions (``action.<id>``).
+ACTIONS: Final = (
+    "arrest", "coffee_break", "call_for_backup", "catch_informant", "catch_witness",
+    "search_scene", "stakeout", "bring_in_1", "bring_in_2", "resolve_event",
+)  # fmt: skip
 
-#: What a seat is asked when it owes a decision of this kind.
-DECISIONS: Final[dict[str, str]] = {
-    "suspect_gain": "gain a Suspect: draw, or look at another officer's card",
-    "interrogate": "Interrogate: choose an officer, or skip",
-    "slot": "pick one of the face-down cards",
-    "discard": "discard a Force card",
-    "pool": "take a Force card from the pool",
-    "trait": "learn the murderer's trait for a solved evidence",
-    "peek": "peek at a face-down token",
-    "rest": "rest your case (end your game) or keep playing",
-    "accusation": "accuse the murderer",
-}
+#: What a seat is asked when it owes a decision of this kind (``decision.<kind>``).
+DECISIONS: Final = (
+    "suspect_gain", "interrogate", "slot", "discard", "pool", "trait", "peek", "rest",
+    "accusation",
+)  # fmt: skip
 
-#: §14: co-op role id -> (name, the clue actions it may take, in ``ACTIONS``' words).
-ROLES: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
-    "detective": ("Detective", ("catch_witness", "search_scene")),
-    "patrol_cop": ("Patrol Cop", ("catch_informant", "stakeout", "bring_in_1", "bring_in_2")),
-    "analyst": ("Analyst", ("search_scene", "stakeout")),
-    "forensic_tech": (
-        "Forensic Tech",
-        ("catch_informant", "catch_witness", "bring_in_1", "bring_in_2"),
-    ),
+#: §14: co-op role id -> the clue actions it may take (``ACTIONS``); its name is the log
+#: catalogue's ``roles`` word.
+ROLES: Final[dict[str, tuple[str, ...]]] = {
+    "detective": ("catch_witness", "search_scene"),
+    "patrol_cop": ("catch_informant", "stakeout", "bring_in_1", "bring_in_2"),
+    "analyst": ("search_scene", "stakeout"),
+    "forensic_tech": ("catch_informant", "catch_witness", "bring_in_1", "bring_in_2"),
 }
 CLUE_ACTIONS: Final = (
     "catch_informant", "catch_witness", "search_scene", "stakeout", "bring_in_1", "bring_in_2"
@@ -128,23 +92,66 @@ def candidates(innocent: set[str], traits: dict[str, str]) -> list[str]:
     ]
 
 
+def _catalogued(field: str, key: str | None) -> str:
+    """A word of the log catalogue's ``values[field]`` in the current language, else ``key``."""
+    words = catalog(language()).values.get(field) or {}
+    return words.get(key or "") or (key or "-")
+
+
 def role_name(role: str | None) -> str:
-    return ROLES.get(role or "", (role or "-", ()))[0]
+    return _catalogued("roles", role)
 
 
 def role_actions(role: str | None) -> str:
     """The clue actions of a role in words (Bring in for Holding once, for both steps)."""
     words = []
-    for action in ROLES.get(role or "", ("", ()))[1]:
-        word = ACTIONS[action].removesuffix(" (step 1)").removesuffix(" (step 2)")
+    for action in ROLES.get(role or "", ()):
+        word = t("action.bring_in") if action.startswith("bring_in") else t(f"action.{action}")
         if word not in words:
             words.append(word)
     return ", ".join(words) or "-"
 
 
 def force_name(card: str) -> str:
-    return FORCE.get(card, (card, ""))[0]
+    return _catalogued("card", card)
+
+
+def force_effect(card: str, together: bool = False) -> str:
+    """When a Force card is played and what it does (``together``: in a co-op game)."""
+    if together and card in COOP_FORCE:
+        return t(f"force.{card}.effect.coop")
+    return t(f"force.{card}.effect") if card in FORCE else ""
 
 
 def ability_name(ability: str | None) -> str:
-    return ABILITIES.get(ability or "", (ability or "-", ""))[0]
+    return t(f"ability.{ability}") if ability in ABILITIES else (ability or "-")
+
+
+def ability_effect(ability: str | None) -> str:
+    return t(f"ability.{ability}.effect") if ability in ABILITIES else ""
+
+
+def action_name(action: str) -> str:
+    return t(f"action.{action}") if action in ACTIONS else action.replace("_", " ").capitalize()
+
+
+def decision_words(kind: str) -> str:
+    return t(f"decision.{kind}") if kind in DECISIONS else kind
+
+
+def evidence_clue(evidence: str) -> str:
+    return t(f"evidence.clue.{evidence}") if evidence in EVIDENCE_CLUE else ""
+
+
+def evidence_name(evidence: str) -> str:
+    """An evidence kind's name (``Gang``; the log catalogue's ``evidence`` word)."""
+    return _catalogued("evidence", evidence) if evidence else "-"
+
+
+#: §7.4: the suspects' grammatical gender, for the words around their names (``f``: Dolores,
+#: Ginger, Rita, Mae, Iris, Hattie, Lola, Cora; ``m``: the others).
+FEMALE: Final = frozenset({"S02", "S04", "S06", "S08", "S10", "S12", "S14", "S16"})
+
+
+def suspect_gender(suspect: str) -> str:
+    return "f" if suspect in FEMALE else "m"

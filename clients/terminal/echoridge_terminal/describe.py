@@ -8,18 +8,19 @@ from __future__ import annotations
 from typing import Any
 
 from echoridge_client.logtext import block_names, block_text, catalog, seat_name, seat_names
-from echoridge_protocol.codes import ALL_CODES
 from echoridge_terminal import coop
 from echoridge_terminal.data import (
-    ACTIONS,
-    DECISIONS,
-    EVIDENCE_CLUE,
+    action_name,
     candidates,
+    decision_words,
+    evidence_clue,
+    evidence_name,
     force_name,
+    suspect_gender,
     suspect_name,
     suspect_trait,
 )
-from echoridge_terminal.i18n import language
+from echoridge_terminal.i18n import error_words, language, t
 
 View = dict[str, Any]
 Command = dict[str, Any]
@@ -30,7 +31,7 @@ def names(view: View, me: int | None = None) -> list[str]:
     seat without one; ``(you)`` after ``me``'s): shown as text, never as markup."""
     out = seat_names(list(view.get("players") or ()))
     if me is not None and 0 <= me < len(out):
-        out[me] = f"{out[me]} (you)"
+        out[me] = t("word.you", name=out[me])
     return out
 
 
@@ -38,9 +39,9 @@ def who(seat: int | None, me: int | None = None, view: View | None = None) -> st
     """A seat's display name from ``view`` (``(you)`` after the viewer's own), else P1..P4
     (seat 0 is P1)."""
     if seat is None:
-        return "nobody"
+        return t("word.nobody")
     name = seat_name(names(view), seat) if view is not None else f"P{seat + 1}"
-    return f"{name} (you)" if seat == me else name
+    return t("word.you", name=name) if seat == me else name
 
 
 def where(view: View, block: Any) -> str:
@@ -60,21 +61,22 @@ def clue_words(clue: dict[str, Any] | None) -> str:
         return ""
     kind, value = clue.get("kind"), clue.get("value")
     if kind == "search":
-        return "Search token" + ("" if value is None else (" (success)" if value else " (failure)"))
-    return "Stakeout token" + ("" if value is None else f" (value {value})")
+        known = "unknown" if value is None else "yes" if value else "no"
+        return t("clue.search", success=known)
+    return t("clue.stakeout", known="no" if value is None else "yes", value=str(value))
 
 
 def what_is_on(view: View, block: Any) -> str:
     b = block_of(view, block)
     parts = []
     if b.get("mobster"):
-        parts.append(f"{b['mobster']} mobster")
+        parts.append(t("block.mobster", color=str(b["mobster"])))
     if b.get("clue"):
         parts.append(clue_words(b["clue"]))
     if b.get("events"):
-        parts.append("event " + " ".join(f"#{s}" for s in b["events"]))
+        parts.append(t("block.event", slots=" ".join(f"#{s}" for s in b["events"])))
     if b.get("hq"):
-        parts.append("HQ")
+        parts.append(t("block.hq"))
     return ", ".join(parts)
 
 
@@ -102,42 +104,46 @@ def innocents(view: View) -> set[str]:
 
 
 def _ns(command: Command) -> str:
-    return " (Night Shift)" if command.get("night_shift") else ""
+    """``yes`` for a command played with Night Shift (the messages' ``ns`` argument)."""
+    return "yes" if command.get("night_shift") else "no"
 
 
 def _known_token(view: View, block: Any) -> str:
-    for t in (view.get("you") or {}).get("known_tokens") or ():
-        if list(t["block"]) == list(block):
-            whose = "the team knows" if coop.is_coop(view) else "you know"
-            return f" - {whose} it is {t['value']}"
+    """A face-down token's value the viewer (co-op: the team) knows, else ""."""
+    for token in (view.get("you") or {}).get("known_tokens") or ():
+        if list(token["block"]) == list(block):
+            team = "yes" if coop.is_coop(view) else "no"
+            return t("menu.known_token", team=team, value=str(token["value"]))
     return ""
 
 
 def accuse_note(view: View, suspect: str) -> str:
     you = view.get("you") or {}
+    gender = suspect_gender(suspect)
     if suspect in (you.get("suspects") or ()):
-        return "innocent: in your hand"
+        return t("accuse.in_hand", gender=gender)
     if suspect in (you.get("seen") or ()):
-        return "innocent: you saw the card"
+        return t("accuse.seen", gender=gender)
     for seat, cards in coop.face_up(view).items():
         if suspect in cards:
-            return f"innocent: face up with {who(seat, my_seat(view), view)}"
+            return t("accuse.face_up", gender=gender, name=who(seat, my_seat(view), view))
     traits: dict[str, str] = you.get("traits") or {}
     for evidence, value in traits.items():
         if suspect_trait(suspect, evidence) != value:
-            return f"ruled out: {evidence} is {value}"
-    return "possible"
+            return t("accuse.ruled_out", gender=gender, evidence=evidence_name(evidence),
+                     value=value)  # fmt: skip
+    return t("accuse.possible", gender=gender)
 
 
 def team_choice(view: View, suspect: str) -> str:
-    """Co-op: which teammates chose ``suspect`` (``; chosen by Ada, the lead``), else ""."""
+    """Co-op: which teammates chose ``suspect`` (``Ada, the lead``), else ""."""
     me, chief = my_seat(view), coop.lead(view)
     by = [
-        who(seat, None, view) + (", the lead" if seat == chief else "")
+        t("accuse.chooser", name=who(seat, None, view), lead="yes" if seat == chief else "no")
         for seat, choice in enumerate(coop.accusations(view))
         if choice == suspect and seat != me
     ]
-    return f"; chosen by {', '.join(by)}" if by else ""
+    return ", ".join(by)
 
 
 #: The commands whose cost is shown even when it is 0 h (the actions and the Drive).
@@ -157,13 +163,10 @@ def hours_of(view: View) -> list[int] | None:
 
 
 def cost(kind: str, hours: int | None) -> str:
+    """The messages' ``price`` argument: `` (2 h)``, or "" when no cost is shown."""
     if hours is None or (hours == 0 and kind not in COSTED):
         return ""
-    return f" ({hours} h)"
-
-
-def _cards(n: Any) -> str:
-    return f"{n} Suspect card" + ("" if n == 1 else "s")
+    return t("menu.hours", n=hours)
 
 
 def describe(command: Command, view: View, hours: int | None = None) -> str:
@@ -172,87 +175,92 @@ def describe(command: Command, view: View, hours: int | None = None) -> str:
     me = my_seat(view)
     players = view.get("players") or []
     price = cost(kind, hours)
+    ns = _ns(command)
     if kind == "drive":
         path = command.get("path") or []
         if not path:
-            return "Drive nowhere"
+            return t("menu.drive.nowhere")
         end = path[-1]
-        via = " via " + ", ".join(where(view, b) for b in path[:-1]) if len(path) > 1 else ""
+        via = ", ".join(where(view, b) for b in path[:-1])
         there = what_is_on(view, end)
-        return f"Drive to {where(view, end)}{price}{via}" + (f" - {there}" if there else "")
+        return t("menu.drive", to=where(view, end), price=price, via=via, there=there,
+                 stops="yes" if via else "no", busy="yes" if there else "no")  # fmt: skip
     if kind == "play_force":
         target = command.get("block")
-        on = f" on {where(view, target)}" if target else ""
-        return f"Play the Force card {force_name(str(command.get('card')))}{on}{price}"
+        on = where(view, target) if target else ""
+        return t("menu.play_force", card=force_name(str(command.get("card"))), on=on,
+                 target="yes" if target else "no", price=price)  # fmt: skip
     car = my_car(view)
     here = block_of(view, car) if car else {}
-    spot = where(view, car) if car else "your block"
+    spot = where(view, car) if car else t("menu.your_block")
     if kind == "arrest":
-        return f"Arrest the {here.get('mobster') or ''} mobster here{price}".replace("  ", " ")
+        return t("menu.arrest", color=str(here.get("mobster") or ""), price=price)
     if kind == "coffee_break":
-        return f"Coffee Break{price}: time passes, nothing happens"
+        return t("menu.coffee_break", price=price)
     if kind == "call_for_backup":
-        return f"Call for Backup at risk {command.get('risk')}{price}{_ns(command)}"
+        return t("menu.call_for_backup", risk=str(command.get("risk")), price=price, ns=ns)
     if kind == "catch_informant":
-        row = f" of row {car[1]}" if car else ""
-        return f"Catch the Informant{row}{price}{_ns(command)}"
+        return t("menu.catch_informant", row=str(car[1]) if car else "none", price=price, ns=ns)
     if kind == "catch_witness":
-        col = f" of column {car[0]}" if car else ""
-        return f"Catch the Witness{col}{price}{_ns(command)}"
+        return t("menu.catch_witness", column=str(car[0]) if car else "none", price=price, ns=ns)
     if kind == "search_scene":
-        return f"Search the Scene at {spot}{price}{_ns(command)}"
+        return t("menu.search_scene", at=spot, price=price, ns=ns)
     if kind == "stakeout":
         known = _known_token(view, car) if car else ""
-        return f"Stakeout at {spot}, risk {command.get('risk')}{price}{_ns(command)}{known}"
+        return t("menu.stakeout", at=spot, risk=str(command.get("risk")), price=price, ns=ns,
+                 known=known)  # fmt: skip
     if kind == "hold_mobster":
-        held = here.get("mobster") or ""
-        return f"Bring in for Holding, step 1: hold the {held} mobster here{price}"
+        return t("menu.hold_mobster", color=str(here.get("mobster") or ""), price=price)
     if kind == "book_mobster":
         held = players[me].get("holding") if me is not None and me < len(players) else None
-        return f"Bring in for Holding, step 2: book the {held or ''} mobster at HQ{price}"
+        return t("menu.book_mobster", color=str(held or ""), price=price)
     if kind == "resolve_event":
         slot = int(command.get("slot") or 0)
         slots = (view.get("events") or {}).get("slots") or []
         card = slots[slot - 1]["card"] if 0 < slot <= len(slots) and slots[slot - 1] else "?"
         name = catalog(language()).event(str(card)).get("name", card)
-        return f"Resolve the event {name} (#{slot}){price}{_ns(command)}"
+        return t("menu.resolve_event", name=str(name), slot=slot, price=price, ns=ns)
     if kind == "proceed":
-        return "Go on (play no more Force cards now)"
+        return t("menu.proceed")
     if kind == "gain_suspect":
         target = command.get("look_at")
         if target is None:
-            return "Draw the top Suspect card"
+            return t("menu.draw_suspect")
         n = players[target]["suspects"] if target < len(players) else "?"
-        return f"Look at a Suspect card of {who(target, me, view)}, who holds {n}"
+        return t("menu.look_at", name=who(target, me, view), n=str(n))
     if kind == "interrogate":
         target = command.get("target")
         if target is None:
-            return "Skip the Interrogate"
-        n = players[target]["suspects"] if target < len(players) else "?"
-        return f"Interrogate {who(target, me, view)}, who holds {_cards(n)}"
+            return t("menu.skip_interrogate")
+        n = players[target]["suspects"] if target < len(players) else 0
+        return t("menu.interrogate", name=who(target, me, view), n=int(n))
     if kind == "pick_slot":
         decision = (view.get("you") or {}).get("decision") or {}
         target = decision.get("target")
-        owner = who(target, me, view) if isinstance(target, int) else "another officer"
-        return f"Pick face-down card {command.get('slot')} of the cards of {owner}"
+        known = isinstance(target, int)
+        owner = who(target, me, view) if known else ""
+        return t("menu.pick_slot", slot=str(command.get("slot")), owner=owner,
+                 known="yes" if known else "no")  # fmt: skip
     if kind == "discard_force":
-        return f"Discard the Force card {force_name(str(command.get('card')))}"
+        return t("menu.discard_force", card=force_name(str(command.get("card"))))
     if kind == "take_from_pool":
-        return f"Take {force_name(str(command.get('card')))} from the pool"
+        return t("menu.take_from_pool", card=force_name(str(command.get("card"))))
     if kind == "learn_trait":
         evidence = str(command.get("evidence"))
-        return f"Learn the murderer's {evidence.capitalize()} trait"
+        return t("menu.learn_trait", evidence=evidence)
     if kind == "peek_token":
         block = command.get("block")
         b = block_of(view, block)
-        return f"Peek at the {clue_words(b.get('clue')) or 'token'} on {where(view, block)}"
+        token = clue_words(b.get("clue")) or t("menu.token")
+        return t("menu.peek_token", token=token, on=where(view, block))
     if kind == "rest_case":
-        return "Rest your case: end your game now" if command.get("rest") else "Keep playing"
+        return t("menu.rest_case") if command.get("rest") else t("menu.keep_playing")
     if kind == "accuse":
         suspect = str(command.get("suspect"))
-        note = accuse_note(view, suspect) + team_choice(view, suspect)
-        return f"Accuse {suspect} {suspect_name(suspect)} - {note}"
-    return ACTIONS.get(kind, kind.replace("_", " ").capitalize())
+        return t("menu.accuse", id=suspect, name=suspect_name(suspect),
+                 gender=suspect_gender(suspect), note=accuse_note(view, suspect),
+                 chosen=(chosen := team_choice(view, suspect)), by="yes" if chosen else "no")
+    return action_name(kind)
 
 
 #: An action command type of ``you.unavailable`` -> its name (the catalogue's ``action`` words).
@@ -275,9 +283,10 @@ def unavailable(view: View) -> list[str]:
         if not isinstance(item, dict):
             continue
         kind, code = str(item.get("type")), str(item.get("code"))
-        name = words.get(UNAVAILABLE_ACTIONS.get(kind, kind)) or ACTIONS.get(kind, kind)
-        reason = catalog(language()).reason(kind, code, ALL_CODES.get(code, code).rstrip("."))
-        line = reason if reason.startswith(name.split(",")[0]) else f"{name}: {reason}"
+        name = words.get(UNAVAILABLE_ACTIONS.get(kind, kind)) or action_name(kind)
+        reason = catalog(language()).reason(kind, code, error_words(code).rstrip("."))
+        said = reason.startswith(name.split(",")[0])
+        line = reason if said else t("menu.unavailable", action=name, reason=reason)
         if line not in out:  # both steps of Bring in for Holding may give one reason
             out.append(line)
     return out
@@ -303,35 +312,36 @@ def prompt(view: View) -> str:
     """What the menu is for right now."""
     you = view.get("you")
     if not isinstance(you, dict):
-        return "Spectating (read-only: hands and private knowledge are hidden)"
+        return t("prompt.spectating")
     me = my_seat(view)
     status = view.get("status")
     if status == "over":
-        return "The game is over"
+        return t("prompt.over")
     decision = you.get("decision")
     if isinstance(decision, dict):
         kind = str(decision.get("kind"))
         if kind == "accusation" and coop.is_coop(view):
-            return "Decide: the team's joint accusation (if the choices differ, the lead's stands)"
-        return "Decide: " + DECISIONS.get(kind, kind)
+            return t("prompt.decide.team")
+        return t("prompt.decide", what=decision_words(kind))
     turn = view.get("turn") or {}
     if you.get("legal") and turn.get("seat") == me:
         point = (catalog(language()).values.get("phase") or {}).get(str(turn.get("phase")), "")
-        time = "" if coop.is_coop(view) else f" ({turn.get('time')})"
-        return f"Your turn{time}, {point}: choose" if point else f"Your turn{time}: choose"
+        time = "coop" if coop.is_coop(view) else str(turn.get("time"))
+        return t("prompt.your_turn", time=time, point=point, known="yes" if point else "no")
     waiting = [d for d in view.get("decisions") or () if d.get("seat") != me]
     if waiting:
         d = waiting[0]
         kind = str(d.get("kind"))
-        return f"Waiting for {who(d['seat'], me, view)} to decide: {DECISIONS.get(kind, kind)}"
+        return t("prompt.waiting_decision", name=who(d["seat"], me, view),
+                 what=decision_words(kind))  # fmt: skip
     if status == "accusing":
         if coop.is_coop(view):
-            return "Waiting for the rest of the team's accusation"
-        return "Waiting for the other accusations"
+            return t("prompt.waiting_team")
+        return t("prompt.waiting_accusations")
     if turn:
-        return f"Waiting for {who(turn.get('seat'), me, view)} to play"
-    return "Waiting"
+        return t("prompt.waiting_turn", name=who(turn.get("seat"), me, view))
+    return t("prompt.waiting")
 
 
 def evidence_label(evidence: str) -> str:
-    return f"{evidence.capitalize()} ({EVIDENCE_CLUE.get(evidence, '')})"
+    return t("evidence.label", evidence=evidence_name(evidence), clues=evidence_clue(evidence))

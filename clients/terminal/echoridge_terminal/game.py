@@ -47,38 +47,34 @@ from echoridge_terminal.describe import (
     unavailable,
 )
 from echoridge_terminal.help import HelpScreen
+from echoridge_terminal.i18n import error_words, t
 from echoridge_terminal.moderation import PlayersDialog, can_moderate
 from echoridge_terminal.result import ResultScreen
 
-#: The seat commands of ``you.controls`` the keys send, and their words.
-CONTROLS = {
-    "extend_time": "More time",
-    "play_for_me": "Play for me",
-    "take_back": "Taking the seat back",
-    "vote_handover": "A vote",
-    "auto_pass": "Passing when you have nothing to play",
-}
+#: The seat commands of ``you.controls`` the keys send (their words: ``game.not_possible``).
+CONTROLS = ("extend_time", "play_for_me", "take_back", "vote_handover", "auto_pass")
 
 
 class GameScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "app.quit", "Quit"),
-        Binding("m", "focus_menu", "Menu"),
-        Binding("r", "show_result", "Result", show=False),
-        Binding("question_mark,f1", "help", "How to play"),
-        Binding("t", "control('extend_time')", "More time"),
-        Binding("p", "control('play_for_me')", "Play for me"),
-        Binding("b", "control('take_back')", "Take my seat back"),
-        Binding("v", "control('vote_handover')", "Vote to play for the away"),
-        Binding("a", "control('auto_pass')", "Auto-pass on/off"),
-        Binding("x", "players", "Report/block"),
+        Binding("q", "app.quit", t("key.quit")),
+        Binding("m", "focus_menu", t("game.key.menu")),
+        Binding("r", "show_result", t("game.key.result"), show=False),
+        Binding("question_mark,f1", "help", t("key.help")),
+        Binding("t", "control('extend_time')", t("game.key.more_time")),
+        Binding("p", "control('play_for_me')", t("game.key.play_for_me")),
+        Binding("b", "control('take_back')", t("game.key.take_back")),
+        Binding("v", "control('vote_handover')", t("game.key.vote")),
+        Binding("a", "control('auto_pass')", t("game.key.auto_pass")),
+        Binding("x", "players", t("game.key.players")),
     ]
 
     def __init__(self, session: TableSession, *, read_only: bool) -> None:
         super().__init__()
         self.session = session
         self.read_only = read_only or not isinstance(session, Seat)
-        self.sub_title = f"table {session.table}" + (" (spectating)" if self.read_only else "")
+        self.sub_title = t("game.title", table=str(session.table),
+                           watching="yes" if self.read_only else "no")  # fmt: skip
         self.dirty = True
         self.sending = False
         self.commands: list[dict[str, Any]] = []  # what the menu offers, in legal order
@@ -162,7 +158,8 @@ class GameScreen(Screen[None]):
             self.app.bell()
             self.app.push_screen(AlertScreen(str(error)))
         else:
-            alert.update(Text(f" Connection problem: {error} ", style="bold white on dark_red"))
+            words = t("game.connection_problem", problem=problem_words(error))
+            alert.update(Text(words, style="bold white on dark_red"))
 
     def redraw(self) -> None:
         view = self.session.view
@@ -172,15 +169,12 @@ class GameScreen(Screen[None]):
             self, view, self.session.log, checked, whole=self.session.log_whole,
             presence=presence, clocks_of=self.session,
         )  # fmt: skip
-        title = prompt(view)
-        if presence is not None and presence.spectators:
-            title += f"   ({presence.spectators} watching)"
+        watching = presence.spectators if presence is not None else 0
         clock = clock_text(self.session)
-        if clock:
-            title += f"   {clock}"
-        title += "   ? help"
+        title = t("game.prompt", prompt=prompt(view), watching=watching, clock=clock,
+                  timed="yes" if clock else "no")  # fmt: skip
         if self.sending:
-            title = "Sending..."
+            title = t("game.sending")
         self.query_one("#prompt", Static).update(Text(title, style="bold reverse"))
         self._menu(view)
         self._keys()
@@ -219,13 +213,13 @@ class GameScreen(Screen[None]):
     ) -> list[tuple[str | Text, str | None]]:
         """The menu's lines: (words, the index in ``legal`` as an id), or (words, None) greyed."""
         if self.read_only:
-            return [("(spectating: no actions)", None)]
+            return [(t("game.menu.spectating"), None)]
         if view.get("status") == "over":
-            return [("(the game is over: r shows the result)", None)]
+            return [(t("game.menu.over"), None)]
         if served:
-            return [("(the server plays for you now: b takes a handed-over seat back)", None)]
+            return [(t("game.menu.served"), None)]
         if not legal:
-            return [("(nothing to do: waiting)", None)]
+            return [(t("game.menu.nothing"), None)]
         hours = hours_of(view)
         entries: list[tuple[str | Text, str | None]] = []
         for n, i in enumerate(menu_order(view, legal), start=1):
@@ -260,14 +254,16 @@ class GameScreen(Screen[None]):
             result = await seat.act(command)
             if result.outcome == "rejected":
                 if result.code == "command/stale_version":
-                    log.write(Text("Someone moved first: choose again.", style="yellow"))
-                else:
-                    log.write(Text(f"Refused: {result.code} {result.message}", style="bold red"))
+                    log.write(Text(t("game.moved_first"), style="yellow"))
+                else:  # in the catalogue's words, never the server's English message
+                    refused = t("game.refused", code=str(result.code),
+                                reason=error_words(str(result.code)))  # fmt: skip
+                    log.write(Text(refused, style="bold red"))
         except RevealError as exc:
             self.alerted = exc
             self.alarm(exc)
         except (ClientError, TimeoutError) as exc:
-            log.write(Text(f"Could not send: {exc}", style="bold red"))
+            log.write(Text(t("game.cannot_send", problem=problem_words(exc)), style="bold red"))
         finally:
             self.sending = False
             self.commands = []
@@ -308,7 +304,7 @@ class GameScreen(Screen[None]):
         command = clocks.control_for(self.session, kind)
         if command is None:
             self.query_one("#log", RichLog).write(
-                Text(f"{CONTROLS.get(kind, kind)} is not possible now.", style="yellow")
+                Text(t("game.not_possible", what=kind), style="yellow")
             )
             return
         self.sending = True
@@ -333,7 +329,9 @@ class GameScreen(Screen[None]):
 class AlertScreen(ModalScreen[None]):
     """A loud, blocking warning: a reveal did not open its commitment."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter", "app.pop_screen", "Dismiss")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,enter", "app.pop_screen", t("game.key.dismiss"))
+    ]
 
     def __init__(self, message: str) -> None:
         super().__init__()
@@ -342,11 +340,7 @@ class AlertScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         yield Static(
             Text(
-                "!!! REVEAL CHECK FAILED !!!\n\n"
-                f"{self.message}\n\n"
-                "The server showed a card or token that does not match what it committed to "
-                "at the start of the game. Someone cheated, or the data was altered on the way."
-                "\n\nEnter: dismiss",
+                t("game.reveal_failed", problem=self.message),
                 style="bold white on red",
                 justify="center",
             ),
@@ -421,11 +415,14 @@ def log_texts(entries: list[dict[str, Any]], view: dict[str, Any], whole: bool) 
 
 def reveal_alert(error: BaseException) -> Text:
     """The red line over the board after a failed reveal check."""
-    return Text(
-        f" REVEAL CHECK FAILED: {error}. The server's reveal does not open the "
-        "commitment it published: do not trust this game. ",
-        style="bold white on red",
-    )
+    return Text(t("game.reveal_alert", problem=str(error)), style="bold white on red")
+
+
+def problem_words(error: BaseException) -> str:
+    """An error in words: a protocol error by its code from the catalogue (never the server's
+    English message), anything else as it says itself."""
+    code = getattr(error, "code", None)
+    return error_words(code) if isinstance(code, str) and code else str(error)
 
 
 def clock_text(session: TableSession) -> str:
@@ -438,4 +435,4 @@ def clock_text(session: TableSession) -> str:
     left = max(0, math.ceil(d.at / 1000 - time.time()))
     who = names(view, my_seat(view))
     seats = ", ".join(who[s] if s < len(who) else f"P{s + 1}" for s in d.seats)
-    return f"{seats}: {left} s to answer"
+    return t("game.clock", seats=seats, n=left)

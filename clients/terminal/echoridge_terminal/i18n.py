@@ -20,6 +20,7 @@ from functools import cache
 from importlib import resources
 
 from babel import Locale
+from babel.lists import format_list
 from textual.binding import Binding
 from textual.dom import DOMNode
 
@@ -30,7 +31,7 @@ LANGUAGES = ("en", "es")
 DEFAULT = "en"
 _current = DEFAULT
 
-__all__ = ["LANGUAGES", "error_words", "isolate", "language", "set_language", "t"]
+__all__ = ["LANGUAGES", "and_list", "error_words", "isolate", "language", "set_language", "t"]
 
 
 def from_locale(env: Mapping[str, str] | None = None) -> str:
@@ -116,3 +117,13 @@ def error_words(code: str) -> str:
     if key in catalogue(_current) or key in catalogue(DEFAULT):
         return t(key)
     return t("error.unknown", code=code)
+
+
+def and_list(items: list[str]) -> str:
+    """Names in a list with the current language's "and" (``Ada, Bo and Cy``; ``Ada, Bo y
+    Cy``): CLDR's list patterns, English without the serial comma as before."""
+    if len(items) <= 1:
+        return "".join(items)
+    if _current == "en":
+        return ", ".join(items[:-1]) + " and " + items[-1]
+    return str(format_list(items, locale=_current))

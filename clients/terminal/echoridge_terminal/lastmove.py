@@ -24,7 +24,7 @@ from rich.text import Text
 
 from echoridge_client.logtext import block_names, catalog
 from echoridge_terminal import logpanel
-from echoridge_terminal.i18n import language
+from echoridge_terminal.i18n import language, t
 
 Entry = dict[str, Any]
 Block = tuple[int, int]
@@ -149,16 +149,17 @@ def text(
     team: bool = False,
 ) -> Text:
     """The lines near the board: whose move, and what happened, in the log's words."""
-    out = Text("Last move", style="bold reverse")
+    out = Text(t("last.title"), style="bold reverse")
     if last is None:
-        return out + Text("  nothing has happened yet", style="dim")
+        out.append(t("last.nothing"), style="dim")
+        return out
     who = logpanel.seat_label(names, last.seat)
     playing = view.get("status") in ("playing", "accusing")
-    when = "this turn so far" if last.current and playing else "the last turn"
-    said = [] if last.number is None else [f"turn {last.number}"]
-    if not team:  # co-op has no day and night
-        said.append("night" if last.night else "day")
-    out.append(f"  {who} — {when} ({', '.join(said)})\n", style="bold")
+    when = "current" if last.current and playing else "last"
+    time = "coop" if team else "night" if last.night else "day"  # co-op has no day and night
+    number = "none" if last.number is None else "yes"
+    out.append(t("last.header", who=who, when=when, number=number, n=last.number or 0,
+                 time=time), style="bold")  # fmt: skip
     blocks = block_names(view)
     shown = last.entries
     if len(shown) > MOST:  # the least telling lines go first (the log keeps them all)
@@ -171,17 +172,17 @@ def text(
         out.append(f"  {line.plain.strip()}\n", style=style)
     if len(shown) < len(last.entries):
         hidden = len(last.entries) - len(shown)
-        out.append(f"  … {hidden} more line{'s' if hidden > 1 else ''} in the log\n", style="dim")
+        out.append(t("last.more", n=hidden), style="dim")
     if last.earlier:
-        out.append("Before that:\n", style="bold")
+        out.append(t("last.before"), style="bold")
     for seat, entries in last.earlier:
         who = logpanel.seat_label(names, seat)
         words = [
-            _without(t.plain.strip(), who) for e in _outcomes(entries)
-            if (t := logpanel.line(e, names, me, whole, team, blocks)) is not None
+            _without(said.plain.strip(), who) for e in _outcomes(entries)
+            if (said := logpanel.line(e, names, me, whole, team, blocks)) is not None
         ]  # fmt: skip
         out.append(f"  {who}: ", style="bold")
-        out.append("; ".join(words) or "no action", style="dim" if not words else "")
+        out.append("; ".join(words) or t("last.no_action"), style="dim" if not words else "")
         out.append("\n")
     out.rstrip()
     return out

@@ -20,15 +20,16 @@ from rich.text import Text
 from echoridge_client.logtext import catalog
 from echoridge_terminal import coop
 from echoridge_terminal.data import (
-    ABILITIES,
     EVENT_LINES,
     HOURS,
+    ability_name,
+    evidence_name,
     force_name,
     is_night,
     suspect_name,
 )
 from echoridge_terminal.describe import my_seat, where, who
-from echoridge_terminal.i18n import language
+from echoridge_terminal.i18n import language, t
 
 View = dict[str, Any]
 
@@ -96,22 +97,19 @@ def track(view: View) -> RenderableType:
     on: dict[int, list[int]] = {s["space"]: list(reversed(s["seats"])) for s in stacks}
     me = my_seat(view)
     m, cap = coop.marker(view), coop.cap(view)
-    out = Text("Time track: ", style="bold")
-    out.append("day", style="bold yellow")
+    out = Text(t("track.title"), style="bold")
+    out.append(t("track.day"), style="bold yellow")
     out.append(" 0-12, 25-36  ")
-    out.append("night", style="bold blue")
+    out.append(t("track.night"), style="bold blue")
     out.append(" 13-24, 37-48  ")
     out.append("|", style="bold red")
-    out.append(" event line  (stacks: top first)")
+    out.append(t("track.legend"))
     if m is not None:  # co-op
         out.append("\n")
-        out.append("OT", style=MARKER_STYLE)
+        out.append(t("track.ot"), style=MARKER_STYLE)
         last = (cap or 0) - 1  # on the cap itself a tracker has ended (rulings.md 40)
-        rest = f"Rest Your Case on 43-{last}" if last >= 43 else "no Rest Your Case left"
-        out.append(
-            f" the Out-of-Time Marker on {m}: hour cap {cap} (a tracker on {cap} has ended; "
-            f"{rest}; a penalty moves the marker back 1; co-op has no day/night limits)"
-        )
+        rest = "yes" if last >= 43 else "no"
+        out.append(t("track.marker", space=m, cap=str(cap), rest=rest, last=last))
     out.append("\n")
     last_space = max(HOURS, m or 0)
     for first, last in ((0, 24), (25, last_space)):
@@ -127,7 +125,7 @@ def track(view: View) -> RenderableType:
         out.append("\n")
         if m is not None and first <= m <= last:  # the marker, under its space
             out.append("   " * (m - first))
-            out.append("OT", style=MARKER_STYLE)
+            out.append(t("track.ot"), style=MARKER_STYLE)
             out.append("\n")
         for k in range(height):
             line = Text()
@@ -145,7 +143,7 @@ def track(view: View) -> RenderableType:
             out.append_text(line)
             out.append("\n")
     if players:
-        out.append("Officers: ")
+        out.append(t("track.officers"))
         for p in players:
             seat = int(p["seat"])
             out.append(f"P{seat + 1}", style=seat_style(seat))
@@ -164,11 +162,11 @@ def turn_line(view: View, turn: dict[str, Any], me: int | None, together: bool) 
     actions so far`` (the point of the turn in the catalogue's words)."""
     phases = catalog(language()).values.get("phase") or {}
     point = phases.get(str(turn.get("phase")), str(turn.get("phase")))
-    time = "a turn" if together else f"a {turn.get('time')} turn"
-    out = Text(f"Turn {turn['number']}, ", style="bold")
+    time = "coop" if together else str(turn.get("time"))
+    out = Text(t("turn.number", n=turn["number"]), style="bold")
     out.append(who(turn["seat"], me, view), style=seat_style(int(turn["seat"])))
-    out.append(f": {time} from space {turn['start']}, now {point}; ")
-    out.append(f"{turn['drive_hours']} h driven, {turn['action_hours']} h of actions so far")
+    out.append(t("turn.line", time=time, start=turn["start"], point=point,
+                 drive=turn["drive_hours"], actions=turn["action_hours"]))  # fmt: skip
     return out
 
 
@@ -181,31 +179,31 @@ def events(view: View) -> RenderableType:
     words of the catalogue's ``events``)."""
     ev = view.get("events") or {}
     me = my_seat(view)
-    out = Text("Events in play\n", style="bold")
+    out = Text(t("events.title"), style="bold")
     for i, slot in enumerate(ev.get("slots") or [], start=1):
         out.append(f"#{i} ", style="bold white on dark_red")
         if slot is None:
-            out.append(" empty\n", style="dim")
+            out.append(t("events.empty"), style="dim")
             continue
         words = catalog(language()).event(str(slot["card"]))
         out.append(f" {words.get('name', slot['card'])}", style="bold")
-        tokens = [where(view, b) for b in slot.get("tokens") or ()]
-        out.append("  tokens on " + (", ".join(tokens) or "no block"))
+        tokens = ", ".join(where(view, b) for b in slot.get("tokens") or ())
+        out.append(t("events.tokens", blocks=tokens, none="no" if tokens else "yes"))
         if slot.get("removed_by"):
             removers = ", ".join(who(s, me, view) for s in slot["removed_by"])
-            out.append(f"; removed by {removers}")
+            out.append(t("events.removed_by", names=removers))
         if slot.get("card_mobsters"):
-            out.append("; on the card ")
+            out.append(t("events.on_card"))
             for colour in slot["card_mobsters"]:
                 out.append_text(mobster(colour))
         out.append("\n")
         if slot.get("deadline") is not None:
-            out.append(f"    Resolve it by space {slot['deadline']}. ", style="bold red")
-            out.append(words.get("timed", "").removeprefix("Timed: ") + "\n", style="red")
-        for label, key in (("To resolve", "asks"), ("Reward", "reward"),
-                           ("While it stays", "while")):  # fmt: skip
+            out.append(t("events.deadline", space=slot["deadline"]), style="bold red")
+            timed = words.get("timed", "")
+            out.append(t("events.timed", text=timed.split(": ", 1)[-1]), style="red")
+        for key in ("asks", "reward", "while"):
             if words.get(key):
-                out.append(f"    {label}: ", style="bold")
+                out.append(t(f"events.{key}"), style="bold")
                 out.append(f"{words[key]}\n")
     return out
 
@@ -213,46 +211,45 @@ def events(view: View) -> RenderableType:
 def evidence(view: View, checked: Checked) -> RenderableType:
     me = my_seat(view)
     traits: dict[str, str] = (view.get("you") or {}).get("traits") or {}
-    out = Text("Evidence\n", style="bold")
+    out = Text(t("evidence.title"), style="bold")
     for e in view.get("evidence") or ():
         name = str(e["evidence"])
         clues, needed = int(e["clues"]), int(e["needed"])
-        out.append(f"{name.capitalize():<10}")
+        out.append(f"{evidence_name(name):<10}")
         out.append("■" * min(clues, needed), style="bold green")
         out.append("□" * max(needed - clues, 0), style="dim")
         out.append(f" {clues}/{needed}")
         if e.get("holder") is not None:
-            out.append(f"  solved, held by {who(e['holder'], me, view)}", style="bold")
+            out.append(t("evidence.held", name=who(e["holder"], me, view)), style="bold")
         if e.get("trait"):  # co-op: a solved evidence's trait is shown to everyone
-            out.append(f"  murderer: {e['trait']} (shown to all)", style="bold green")
+            out.append(t("evidence.shown", trait=str(e["trait"])), style="bold green")
             out.append_text(checked.mark(checked.trait(name)))
         elif name in traits:
-            out.append(f"  you know: {traits[name]}", style="bold green")
+            out.append(t("evidence.known", trait=traits[name]), style="bold green")
             out.append_text(checked.mark(checked.trait(name)))
         out.append("\n")
     bag = view.get("bag") or {}
     sus, force = view.get("suspects") or {}, view.get("force") or {}
-    out.append("Bag ")
+    out.append(t("evidence.bag"))
     for colour in ("red", "blue", "gray"):
         out.append_text(mobster(colour))
         out.append(f"{bag.get(colour, 0)} ")
     removed = coop.coop(view).get("removed") or {}
     if any(removed.get(c) for c in ("red", "blue", "gray")):
-        out.append(" out of the game ")
+        out.append(t("evidence.out_of_game"))
         for colour in ("red", "blue", "gray"):
             if removed.get(colour):
                 out.append_text(mobster(colour))
                 out.append(f"{removed[colour]} ")
-    out.append(
-        f" Suspect deck {sus.get('deck', 0)} (out of game {sus.get('out_of_game', 0)})"
-        f"  Force deck {force.get('deck', 0)}, discard {len(force.get('discard') or ())}"
-        f"  Event deck {(view.get('events') or {}).get('deck', 0)}\n"
-    )
+    out.append(t("evidence.decks", suspects=sus.get("deck", 0), out=sus.get("out_of_game", 0),
+                 force=force.get("deck", 0), discard=len(force.get("discard") or ()),
+                 events=(view.get("events") or {}).get("deck", 0)))  # fmt: skip
     if force.get("pool"):
-        out.append("Pool: " + ", ".join(force_name(c) for c in force["pool"]) + "\n")
+        pool = ", ".join(force_name(c) for c in force["pool"])
+        out.append(t("evidence.pool", cards=pool))
     proofs = view.get("proofs") or []
     if proofs:
-        out.append("Revealed in public: ")
+        out.append(t("evidence.revealed"))
         for p in proofs:
             out.append(proof_words(view, str(p["label"]), str(p["value"])))
             out.append_text(checked.mark(p["label"] in checked.labels))
@@ -269,9 +266,9 @@ def proof_words(view: View, label: str, value: str) -> str:
         if col.isdigit() and row.isdigit():
             return f"{where(view, (int(col), int(row)))}: {value}"
     if kind == "trait":
-        return f"{rest.capitalize()}: {value}"
+        return f"{evidence_name(rest)}: {value}"
     if kind == "deck":
-        return f"Suspect {value} {suspect_name(value)}"
+        return t("proof.suspect", id=value, name=suspect_name(value))
     return f"{label}: {value}"
 
 
@@ -318,14 +315,10 @@ def officers(view: View, presence: Any = None) -> RenderableType:
     players = view.get("players") or []
     me = my_seat(view)
     team = coop.is_coop(view)
-    caption = "clues: I Informant rows, W Witness columns, S Search, K Stakeout, H Holding"
-    caption += "; cards: held"
-    if team:
-        caption += "; ★ the lead"
-        if coop.shared_force(view):
-            caption += "; the two officers share one Force hand"
+    shared = "yes" if team and coop.shared_force(view) else "no"
+    caption = t("officers.caption", team="yes" if team else "no", shared=shared)
     table = Table(
-        title="Officers" + ("  (● connected ○ away ◆ bot)" if presence is not None else ""),
+        title=t("officers.title", presence="yes" if presence is not None else "no"),
         caption=caption,
         caption_justify="left",
         title_style="bold",
@@ -336,11 +329,12 @@ def officers(view: View, presence: Any = None) -> RenderableType:
         pad_edge=False,
         header_style="bold underline",
     )
-    heads = ["officer", "track", "badge", "car at"] + ([] if team else ["arrests"])
+    heads = ["officer", "track", "badge", "car"] + ([] if team else ["arrests"])
     heads += ["held", "clues", "solved", "cards", ""]
     keep = {"officer", "track", "badge", "arrests", "held"}
     for head in heads:  # long cells wrap (never cut short); names and numbers keep a line
-        table.add_column(head, overflow="fold", no_wrap=head in keep, min_width=len(head))
+        words = t(f"officers.column.{head}") if head else ""
+        table.add_column(words, overflow="fold", no_wrap=head in keep, min_width=len(words))
     for p in players:
         seat = int(p["seat"])
         arrests = Text()
@@ -349,8 +343,8 @@ def officers(view: View, presence: Any = None) -> RenderableType:
                 arrests.append(MOBSTER_LETTERS[colour], style=MOBSTER_STYLES[colour])
             else:
                 arrests.append(".", style="dim")
-        state = "\n".join(w for w, on in (("ended", p.get("ended")), ("accused", p.get("accused")))
-                          if on)  # fmt: skip
+        state = t("officers.state", ended="yes" if p.get("ended") else "no",
+                  accused="yes" if p.get("accused") else "no")  # fmt: skip
         bot = bool(p.get("bot"))
         name = presence_dot(presence, seat, bot) if presence is not None else Text()
         if name.plain:
@@ -358,19 +352,18 @@ def officers(view: View, presence: Any = None) -> RenderableType:
         name.append(who(seat, me, view), style=seat_style(seat))
         if team:  # the role under the name (★ the lead)
             name.append(f"\n  {coop.role_tag(view, seat) or '-'}", style="bold")
-        ability = ABILITIES.get(str(p.get("ability")), (str(p.get("ability")), ""))[0]
-        name.append(f"\n  {ability}", style="dim")
+        name.append(f"\n  {ability_name(str(p.get('ability')))}", style="dim")
         cells: list[RenderableType] = [
             name, str(p.get("space")), str(p.get("badge")), where(view, p.get("car"))
         ]  # fmt: skip
         if not team:
             cells.append(arrests)
-        solved = ",\n".join(str(e).capitalize() for e in p.get("evidence") or ())
+        solved = ",\n".join(evidence_name(str(e)) for e in p.get("evidence") or ())
         cells += [
             mobster(p["holding"]) if p.get("holding") else Text("-", style="dim"),
             _clues(p),
             Text(solved or "-", style="bold" if solved else "dim"),
-            f"{p.get('suspects')} Suspect\n{p.get('force')} Force",
+            t("officers.cards", suspects=str(p.get("suspects")), force=str(p.get("force"))),
             state,
         ]
         table.add_row(*cells)

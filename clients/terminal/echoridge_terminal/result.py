@@ -24,23 +24,19 @@ from echoridge_client.errors import ClientError
 from echoridge_client.session import TableSession
 from echoridge_terminal import coop, rematch, team
 from echoridge_terminal.context import Context
-from echoridge_terminal.data import suspect_name
+from echoridge_terminal.data import evidence_name, suspect_gender, suspect_name
 from echoridge_terminal.describe import my_seat, who
+from echoridge_terminal.i18n import and_list, error_words, t
 from echoridge_terminal.render import seat_style
 
 View = dict[str, Any]
-# result.decided_by "stopped" (SPEC.md §6.1): the operator ended the game; nobody won it
-STOPPED = "The server's operator stopped this game before its end: nobody wins."
-
-
 def _joined(names: list[str]) -> str:
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    return and_list(names)
 
 
 def _figures(values: list[int]) -> str:
-    return " to ".join(str(v) for v in values)
+    """``6 to 4``: the figures a tie-break step compared."""
+    return t("result.to").join(str(v) for v in values)
 
 
 def why(view: View) -> str:
@@ -56,14 +52,13 @@ def why(view: View) -> str:
     right = [s for s, a in enumerate(r.get("accusations") or ()) if a and a == murderer]
     winners = [int(w) for w in r.get("winners") or ()]
     if decided == "stopped":
-        return STOPPED
+        return t("result.stopped")  # the server's operator ended the game (SPEC.md §6.1)
     if decided == "nobody" or not right:
-        return "Nobody named the murderer: everyone loses."
+        return t("result.nobody")
     name = [who(s, me, view) for s in right]
     if decided == "accusation" or len(right) == 1:
-        return f"{name[0]} alone named the murderer."
-    both = "both" if len(right) == 2 else "all"
-    head = f"{_joined(name)} {both} named the murderer; "
+        return t("result.alone", name=name[0])
+    named = {"names": _joined(name), "right": len(right), "wins": len(winners)}
     win = _joined([who(s, me, view) for s in winners])
 
     def badge(s: int) -> int:
@@ -83,16 +78,15 @@ def why(view: View) -> str:
     level = [s for s in right if badge(s) == max(map(badge, right))]
     closest = [s for s in level if space(s) == min(map(space, level))]
     if decided == "badge":
-        return head + f"{win} wins on badges: {figures(right, badge)}."
+        return t("result.by.badge", **named, win=win, figures=figures(right, badge))
     if decided == "tracker":
-        return head + (f"at badge {badge(level[0])}, {win} wins on the time track (the lowest "
-                       f"tracker): space {figures(level, space)}.")  # fmt: skip
+        return t("result.by.tracker", **named, win=win, badge=badge(level[0]),
+                 figures=figures(level, space))  # fmt: skip
     if decided == "evidence":
-        return head + (f"at badge {badge(level[0])} and space {space(closest[0])}, {win} wins "
-                       f"on Evidence tokens: {figures(closest, tokens)}.")  # fmt: skip
+        return t("result.by.evidence", **named, win=win, badge=badge(level[0]),
+                 space=space(closest[0]), figures=figures(closest, tokens))  # fmt: skip
     if decided == "tie":
-        return head + ("badges, trackers and Evidence tokens are all level: "
-                       f"{win} share the win.")  # fmt: skip
+        return t("result.by.tie", **named, win=win)
     return ""
 
 
@@ -103,23 +97,24 @@ def officers(view: View) -> Table:
     murderer = r.get("murderer")
     winners = {int(w) for w in r.get("winners") or ()}
     table = Table(box=None, padding=(0, 1), pad_edge=False, header_style="bold underline")
-    for head in ("officer", "named", "", "badge", "tracker", "Evidence tokens", ""):
-        table.add_column(head)
+    for head in ("officer", "named", "", "badge", "tracker", "tokens", ""):
+        table.add_column(t(f"result.column.{head}") if head else "")
     accusations = list(r.get("accusations") or ())
     for p in view.get("players") or ():
         seat = int(p["seat"])
         accused = accusations[seat] if seat < len(accusations) else None
-        named = f"{accused} {suspect_name(str(accused))}" if accused else "nobody"
+        named = f"{accused} {suspect_name(str(accused))}" if accused else t("word.nobody")
         right = bool(accused) and accused == murderer
-        solved = [str(e).capitalize() for e in p.get("evidence") or ()]
+        solved = [evidence_name(str(e)) for e in p.get("evidence") or ()]
         table.add_row(
             Text(who(seat, me, view), style=seat_style(seat)),
             named,
-            Text("right", style="bold green") if right else Text("wrong", style="red"),
+            Text(t("result.right"), style="bold green") if right
+            else Text(t("result.wrong"), style="red"),
             str(p.get("badge")),
-            f"space {p.get('space')}",
+            t("result.space", space=str(p.get("space"))),
             f"{len(solved)}" + (f" ({', '.join(solved)})" if solved else ""),
-            Text("wins" if seat in winners else "", style="bold green"),
+            Text(t("result.wins") if seat in winners else "", style="bold green"),
         )
     return table
 
@@ -129,20 +124,20 @@ def summary(view: View) -> RenderableType:
     me = my_seat(view)
     murderer = str(r.get("murderer") or "?")
     winners = [int(w) for w in r.get("winners") or ()]
-    head = Text("GAME OVER\n\n", style="bold red")
-    head.append("The murderer was ")
-    head.append(f"{murderer} {suspect_name(murderer)}\n", style="bold")
+    head = Text(t("result.game_over"), style="bold red")
+    name = f"{murderer} {suspect_name(murderer)}"
+    head.append(t("result.murderer", name=name, gender=suspect_gender(murderer)))
+    head.highlight_words([name], "bold")
     if r.get("decided_by") == "stopped":
-        return Group(head, officers(view), Text("\n" + STOPPED + "\n", style="bold"))
+        return Group(head, officers(view), Text(t("result.stopped.line"), style="bold"))
     if coop.is_coop(view):
         return Group(head, team.result_lines(view))
     out = Text("\n")
     if not winners:
-        out.append("Nobody named the murderer: everyone loses.\n", style="bold")
+        out.append(t("result.nobody.line"), style="bold")
     else:
         names = _joined([who(w, me, view) for w in winners])
-        verb = "win" if len(winners) > 1 else "wins"
-        out.append(f"{names} {verb}!\n", style="bold green")
+        out.append(t("result.winners", names=names, n=len(winners)), style="bold green")
         reason = why(view)
         if reason:
             out.append(reason + "\n")
@@ -154,12 +149,12 @@ class ResultScreen(Screen[None]):
     when the screen has the session (and the app's context, for a seat)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("b", "app.pop_screen", "Back to the board"),
-        Binding("escape", "app.pop_screen", "Back", show=False),
-        Binding("m", "rematch", "Rematch"),
-        Binding("j", "join_rematch", "Join the rematch", show=False),
-        Binding("w", "watch_rematch", "Watch the rematch", show=False),
-        Binding("q", "app.quit", "Quit"),
+        Binding("b", "app.pop_screen", t("result.key.board")),
+        Binding("escape", "app.pop_screen", t("result.key.back"), show=False),
+        Binding("m", "rematch", t("result.key.rematch")),
+        Binding("j", "join_rematch", t("result.key.join"), show=False),
+        Binding("w", "watch_rematch", t("result.key.watch"), show=False),
+        Binding("q", "app.quit", t("key.quit")),
     ]
 
     def __init__(
@@ -171,6 +166,7 @@ class ResultScreen(Screen[None]):
         self.session = session
         self.ctx = ctx
         self.busy: str | None = None  # what the rematch is doing, or why it failed
+        self.failed = False  # busy says why the rematch failed
 
     @property
     def words(self) -> str:
@@ -187,18 +183,18 @@ class ResultScreen(Screen[None]):
         if self.busy:
             return self.busy
         if next_table and self.seated:
-            return f"Rematch ready (table {next_table}): j to join"
+            return t("result.rematch.ready", table=str(next_table))
         if next_table and self.session is not None:
-            return f"The players start a rematch (table {next_table}): w to watch"
+            return t("result.rematch.started", table=str(next_table))
         if self.seated:
-            return "m: rematch (a new table, same seats and settings)"
+            return t("result.rematch.offer")
         return ""
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="result-box"):
             yield Static(self.summary, id="result")
-            yield Static("b: back to the final board    q: quit", id="result-help")
+            yield Static(t("result.help"), id="result-help")
             yield Static(self.rematch_words(), id="rematch-line")
         yield Footer()
 
@@ -209,8 +205,9 @@ class ResultScreen(Screen[None]):
         self.query_one("#rematch-line", Static).update(self.rematch_words())
 
     def _run(self, doing: str, work: object) -> None:
-        if self.busy and not self.busy.startswith("Could not"):
+        if self.busy and not self.failed:
             return
+        self.failed = False
         self.busy = doing
         self._show_rematch()
         self.run_worker(work, exclusive=True, group="rematch")  # type: ignore[arg-type]
@@ -219,23 +216,23 @@ class ResultScreen(Screen[None]):
         if self.seated and self.session is not None and self.session.rematch_table:
             self.action_join_rematch()
         elif self.seated:
-            self._run("Setting up the rematch...", self._rematch())
+            self._run(t("result.rematch.setting_up"), self._rematch())
 
     def action_join_rematch(self) -> None:
         if self.seated and self.session is not None and self.session.rematch_table:
-            self._run("Joining the rematch...", self._join(self.session.rematch_table))
+            self._run(t("result.rematch.joining"), self._join(self.session.rematch_table))
 
     def action_watch_rematch(self) -> None:
         session = self.session
         if session is not None and session.rematch_table and not self.seated:
-            self._run("Opening the rematch...", self._watch(session.rematch_table))
+            self._run(t("result.rematch.opening"), self._watch(session.rematch_table))
 
     async def _rematch(self) -> None:
         assert self.ctx is not None and self.session is not None
         try:
             table = await rematch.ask(self.ctx, self.session)
         except (ClientError, OSError) as exc:
-            self.busy = f"Could not set up the rematch: {exc}"
+            self.busy, self.failed = t("result.rematch.cannot_ask", problem=problem(exc)), True
             return
         await self._join(table)
 
@@ -244,7 +241,7 @@ class ResultScreen(Screen[None]):
         try:
             await rematch.join(self.app, self.ctx, self.session, table)
         except (ClientError, OSError) as exc:
-            self.busy = f"Could not join the rematch: {exc}"
+            self.busy, self.failed = t("result.rematch.cannot_join", problem=problem(exc)), True
 
     async def _watch(self, table: str) -> None:
         assert self.session is not None
@@ -252,10 +249,16 @@ class ResultScreen(Screen[None]):
         try:
             await rematch.watch(self.app, ctx, self.session, table)  # type: ignore[arg-type]
         except (ClientError, OSError) as exc:
-            self.busy = f"Could not watch the rematch: {exc}"
+            self.busy, self.failed = t("result.rematch.cannot_watch", problem=problem(exc)), True
 
 
 def plain(renderable: RenderableType, width: int = 100) -> str:
     console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
     console.print(renderable)
     return console.export_text()
+
+
+def problem(error: BaseException) -> str:
+    """An error in words: a protocol error by its code from the catalogue, else as it says."""
+    code = getattr(error, "code", None)
+    return error_words(code) if isinstance(code, str) and code else str(error)
