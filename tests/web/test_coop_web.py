@@ -327,7 +327,7 @@ def _entries(person: Person) -> list[tuple[int, dict[str, Any]]]:
 
 NAMES = [{"name": "Ada"}, {"name": "Bo", "bot": "greedy"}, {"name": "Cy"}, {"name": "Di"}]
 WORDS_JS = """async ([cases, players]) => {
-    const t = await import('/js/logtext.js');
+    const t = await import('/sdk/logtext.js');
     const text = await t.loadLogText();
     return cases.map(([entry, seat, whole, n, coop]) => {
         const ps = players.slice(0, n);

@@ -19,7 +19,7 @@ from tests.web.conftest import base_url
 NAMES = [{"name": "Ada"}, {"name": "Bo", "bot": "greedy"}, {"name": "Cy"}]
 SAID = ["Ada", "Bo (bot)", "Cy"]
 WORDS_JS = """async ([cases, players, reasons, cards]) => {
-    const t = await import('/js/logtext.js');
+    const t = await import('/sdk/logtext.js');
     const text = await t.loadLogText();
     return {
         lines: cases.map(([entry, blocks]) =>

@@ -1,7 +1,8 @@
-"""The browser client's protocol modules, run in Chromium against the Python references:
-delta.js against echoridge_protocol.delta (random and real views, malformed deltas), and
-fairness.js against echoridge_protocol.fairness (SHA-256 with and without Web Crypto, HMAC,
-commitments, seeds, salts, the generator's test vector, transcripts whole and tampered)."""
+"""The browser client's protocol modules (the JavaScript SDK's, clients/js/src, served at
+/sdk/), run in Chromium against the Python references: delta.js against
+echoridge_protocol.delta (random and real views, malformed deltas), and fairness.js against
+echoridge_protocol.fairness (SHA-256 with and without Web Crypto, HMAC, commitments, seeds,
+salts, the generator's test vector, transcripts whole and tampered)."""
 
 from __future__ import annotations
 
@@ -45,9 +46,9 @@ def module_page(
         page.evaluate(
             """async () => {
                 window.mods = {
-                    delta: await import('/js/delta.js'),
-                    fairness: await import('/js/fairness.js'),
-                    sha: await import('/js/sha256.js'),
+                    delta: await import('/sdk/delta.js'),
+                    fairness: await import('/sdk/fairness.js'),
+                    sha: await import('/sdk/sha256.js'),
                 };
             }"""
         )
@@ -310,7 +311,7 @@ def test_transcripts_verify_and_tampering_is_caught(module_page: Any) -> None:
         json.dumps([good, bad_salt, bad_murderer, bad_draw, bad_seed]),
     )
     ok, salt, murderer, draw, seed = reports
-    assert ok["ok"] and ok["problem"] is None and len(ok["checks"]) == 4, ok
+    assert ok["ok"] and ok["problem"] is None and len(ok["checks"]) == 5, ok
     assert not salt["ok"] and "salt" in salt["problem"]
     assert not murderer["ok"] and "murderer" in murderer["problem"]
     assert not draw["ok"] and f"draw {index}" in draw["problem"]
@@ -347,14 +348,15 @@ def test_the_verifier_checks_reveals_on_the_spot(module_page: Any) -> None:
 
 
 def test_the_pages_modules_are_all_served(module_page: Any) -> None:
-    web = Path(__file__).resolve().parents[2] / "clients" / "web" / "js"
-    names = sorted(p.name for p in web.glob("*.js"))
+    clients = Path(__file__).resolve().parents[2] / "clients"
+    names = sorted(f"/js/{p.name}" for p in (clients / "web" / "js").glob("*.js"))
+    names += sorted(f"/sdk/{p.name}" for p in (clients / "js" / "src").glob("*.js"))
     loaded = module_page.evaluate(
         """async (names) => {
             const out = [];
             for (const n of names) {
                 try {
-                    await import('/js/' + n);
+                    await import(n);
                     out.push(n);
                 } catch (err) {
                     out.push(n + ': ' + err);

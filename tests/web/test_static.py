@@ -19,6 +19,7 @@ from tests.e2e.conftest import ServerProcess, server, servers  # noqa: F401  (fi
 from tests.net.wsclient import Client
 
 WEB = Path(__file__).resolve().parents[2] / "clients" / "web"
+SDK = Path(__file__).resolve().parents[2] / "clients" / "js" / "src"
 SUBS = [Subprotocol(m.SUBPROTOCOL_JSON)]
 
 
@@ -48,7 +49,6 @@ def test_the_page_and_its_files_have_their_content_types(server: ServerProcess) 
     for path, expected in (
         ("/index.html", "text/html; charset=utf-8"),
         ("/js/app.js", "text/javascript; charset=utf-8"),
-        ("/js/delta.js", "text/javascript; charset=utf-8"),
         ("/style.css", "text/css; charset=utf-8"),
         ("/favicon.svg", "image/svg+xml"),
     ):
@@ -59,6 +59,13 @@ def test_the_page_and_its_files_have_their_content_types(server: ServerProcess) 
     for module in sorted((WEB / "js").glob("*.js")):
         status, kind, _ = body(server, f"/js/{module.name}")
         assert (status, kind) == (200, "text/javascript; charset=utf-8"), module.name
+    # and the JavaScript SDK's modules it imports (clients/js/src) under /sdk/, not their .d.ts
+    for module in sorted(SDK.glob("*.js")):
+        status, kind, data = body(server, f"/sdk/{module.name}")
+        assert (status, kind) == (200, "text/javascript; charset=utf-8"), module.name
+        assert data == module.read_bytes()
+    for path in ("/sdk/", "/sdk/index.d.ts", "/sdk/../js/app.js", "/sdk/%2e%2e/package.json"):
+        assert body(server, path)[0] == 404, path
 
 
 def test_security_headers(server: ServerProcess) -> None:  # noqa: F811

@@ -5,7 +5,7 @@
 
 import { s } from "./dom.js";
 import { clueWords } from "./describe.js";
-import { seatName } from "./logtext.js";
+import { seatName } from "/sdk/logtext.js";
 
 // The board's geometry: the usual one, and a compact one for narrow screens (a phone), whose
 // block names are drawn larger (at least 12 CSS px at 390 px wide) with the marks under them.

@@ -8,7 +8,7 @@
 
 import { commandKey } from "./describe.js";
 import { h } from "./dom.js";
-import { seatName } from "./logtext.js";
+import { seatName } from "/sdk/logtext.js";
 import { seatBadge } from "./panels.js";
 
 // SPEC.md §4.2; `decision: null` is the server's own (its --decision-timeout).

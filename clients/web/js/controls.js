@@ -11,7 +11,7 @@ import {
   accusationOrder, accuseNote, commandKey, describe, hoursOf, knownValueHere, mySeat, place, who,
 } from "./describe.js";
 import { h } from "./dom.js";
-import { reasonText } from "./logtext.js";
+import { reasonText } from "/sdk/logtext.js";
 
 const ACTION_ORDER = [
   "arrest", "catch_informant", "catch_witness", "search_scene", "hold_mobster", "book_mobster",

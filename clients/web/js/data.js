@@ -1,26 +1,11 @@
 // Game data the page shows (rules.md), copied as the terminal client's tui/data.py does: the
 // client never needs the rules engine, only names and one-line summaries.
 
-// §7.4: suspect id -> [name, code]; code bits in the order Gang, Rank, Forensics, Getaway, Weapon.
-export const SUSPECTS = {
-  S01: ['Lou "Needles" Caruso', "00000"],
-  S02: ["Dolores Vane", "00011"],
-  S03: ["Sal Moretti", "00101"],
-  S04: ["Ginger Malloy", "00110"],
-  S05: ["Eddie Two-Tone", "01001"],
-  S06: ["Rita Blackwood", "01010"],
-  S07: ["Frankie Bellows", "01100"],
-  S08: ["Mae Calloway", "01111"],
-  S09: ["Tommy Grit", "10001"],
-  S10: ["Iris Shade", "10010"],
-  S11: ["Nicky Lark", "10100"],
-  S12: ["Hattie Crowe", "10111"],
-  S13: ["Gus Pennington", "11000"],
-  S14: ["Lola Ferrante", "11011"],
-  S15: ["Benny Ashgrove", "11101"],
-  S16: ["Cora Dunmore", "11110"],
-};
-export const SUSPECT_IDS = Object.keys(SUSPECTS);
+// §7.4: suspect id -> [name, code] (the SDK's names.js: the log catalogue words suspects by them too).
+import { SUSPECTS, SUSPECT_IDS, suspectName } from "/sdk/names.js";
+
+export { SUSPECTS, SUSPECT_IDS, suspectName };
+
 export const CODE_ORDER = ["gang", "rank", "forensics", "getaway", "weapon"];
 export const EVIDENCE_ORDER = ["rank", "gang", "forensics", "getaway", "weapon"];
 export const TRAITS = {
@@ -185,10 +170,6 @@ export const HQ = [3, 3];
 // rules.md §2: day is 0-12 and 25-36; night is 13-24 and 37-48.
 export function isNight(space) {
   return (space >= 13 && space <= 24) || space >= 37;
-}
-
-export function suspectName(id) {
-  return SUSPECTS[id] ? SUSPECTS[id][0] : String(id);
 }
 
 export function suspectTrait(id, evidence) {

@@ -4,7 +4,7 @@
 import {
   ACTIONS, DECISIONS, candidates, capitalize, eventName, forceName, suspectName, suspectTrait,
 } from "./data.js";
-import { seatName } from "./logtext.js";
+import { seatName } from "/sdk/logtext.js";
 
 // A seat in a sentence: "You" for the viewer's own, else the player's display name.
 export function who(seat, me, players = null) {

@@ -16,7 +16,7 @@ import { mySeat } from "./describe.js";
 import { errorText, joinTable, replayHash } from "./entry.js";
 import { h } from "./dom.js";
 import * as store from "./store.js";
-import { usingWebCrypto, verifyTranscript } from "./fairness.js";
+import { usingWebCrypto, verifyTranscript } from "/sdk/fairness.js";
 import { fullReveal, resultPanel } from "./panels.js";
 
 export class EndOfGame {

@@ -4,7 +4,7 @@
 
 import { Refused } from "./connection.js";
 import { h, replace } from "./dom.js";
-import { toHex } from "./fairness.js";
+import { toHex } from "/sdk/fairness.js";
 import { signedHint, sitterFor } from "./identity.js";
 import { seatBadge } from "./panels.js";
 import * as store from "./store.js";

@@ -5,7 +5,7 @@
 // are said once, by the panel at the board (lastmove.js); lines are text nodes only.
 
 import { h, replace } from "./dom.js";
-import { blockNames, entryText, isHidden, isPrivate, isTeam, loadLogText } from "./logtext.js";
+import { blockNames, entryText, isHidden, isPrivate, isTeam, loadLogText } from "/sdk/logtext.js";
 
 // One entry in the catalogue's words, as `seat` (null: a spectator) sees it in `view`'s game, with
 // the city's block names for blocks; null for a kind the catalogue does not know.

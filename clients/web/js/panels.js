@@ -11,7 +11,7 @@ import {
 import { isCoop, roleChips, roleRows, teamResult } from "./coop.js";
 import { blockName, faceUpBy, innocents, knownFaceDown, mySeat, who } from "./describe.js";
 import { h } from "./dom.js";
-import { eventWords, seatName } from "./logtext.js";
+import { eventWords, seatName } from "/sdk/logtext.js";
 import { MOBSTER_LETTER } from "./board.js";
 
 // A seat's chip: its number and its player's display name (text only), bots marked with their

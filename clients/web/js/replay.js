@@ -18,7 +18,7 @@ import { replayHash } from "./entry.js";
 import { helpButton } from "./help.js";
 import { LastMoves } from "./lastmove.js";
 import { LogPanel } from "./logpanel.js";
-import { seatName } from "./logtext.js";
+import { seatName } from "/sdk/logtext.js";
 import { seatBadge } from "./panels.js";
 import { EndOfGame } from "./endgame.js";
 import { ReplaySession } from "./replaysession.js";

@@ -5,9 +5,9 @@
 // looks like a TableSession to the table page (replay.js: ReplayPage draws it).
 
 import { Refused } from "./connection.js";
-import { apply } from "./delta.js";
+import { apply } from "/sdk/delta.js";
 import { errorText } from "./entry.js";
-import { Verifier } from "./fairness.js";
+import { Verifier } from "/sdk/fairness.js";
 
 // A refusal of `replay` in words (entry.js errorText for the codes it shares with the lobby).
 function refusalText(err) {

@@ -14,7 +14,7 @@ import { EndOfGame } from "./endgame.js";
 import { askResume, joinForm } from "./entry.js";
 import { LastMoves } from "./lastmove.js";
 import { LogPanel } from "./logpanel.js";
-import { loadLogText } from "./logtext.js";
+import { loadLogText } from "/sdk/logtext.js";
 import { blocksOf, otherPeople } from "./moderation.js";
 import { seatActions } from "./report.js";
 import { WaitingRoom } from "./room.js";

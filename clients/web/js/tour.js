@@ -14,7 +14,7 @@
 
 import { myCar, mySeat } from "./describe.js";
 import { h } from "./dom.js";
-import { blockNames, blockText } from "./logtext.js";
+import { blockNames, blockText } from "/sdk/logtext.js";
 
 const OFFERED = "echoridge.tour.offered";
 const MARGIN = 12;

@@ -6,7 +6,7 @@
 
 import { s } from "./dom.js";
 import { EVENT_LINES, HOURS, isNight } from "./data.js";
-import { seatName } from "./logtext.js";
+import { seatName } from "/sdk/logtext.js";
 import { isCoop, markerWords } from "./coop.js";
 
 const CW = 26;

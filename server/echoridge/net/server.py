@@ -125,6 +125,8 @@ class GameServer:
         self.gate = Gate(admission or Admission(), metrics, host, room)
         self.sessions: set[Session] = set()
         self.web = StaticFiles(web_root if web_root is not None else find_web_root())
+        # the JavaScript SDK's modules (clients/js/src), which the browser client imports
+        self.sdk = StaticFiles(find_sdk_root(), SDK_TYPES, index=None)
         self.published = find_published()
         self._server: Server | None = None
         self._router: Router | None = None
@@ -265,7 +267,10 @@ class GameServer:
             return response
         if self.web.root is None and path == "/":
             return _page(connection)
-        file = self.web.resolve(path)
+        if path.startswith(SDK_PREFIX):
+            file = self.sdk.resolve(path.removeprefix(SDK_PREFIX[:-1]))
+        else:
+            file = self.web.resolve(path)
         if file is None:
             return _not_found(connection)
         try:
@@ -328,6 +333,24 @@ LOG_TEXT_PATH = "/logtext.en.json"
 def log_text() -> bytes:
     """How the clients word the log (echoridge_client/logtext.en.json): one copy for both."""
     return resources.files("echoridge_client").joinpath("logtext.en.json").read_bytes()
+
+
+SDK_PREFIX = "/sdk/"  # the JavaScript SDK's modules, as the browser client imports them
+SDK_TYPES = {".js": CONTENT_TYPES[".js"]}
+
+
+def find_sdk_root() -> Path | None:
+    """Where the JavaScript SDK's modules are (served at ``/sdk/``): ``clients/js/src`` beside
+    the ``server`` folder this package was loaded from (a source checkout, or an editable
+    install); else ``echoridge/sdk`` inside the package (a wheel carries it there: setup.py).
+    None: not found."""
+    import echoridge
+
+    package = Path(echoridge.__file__).resolve().parent
+    for candidate in (package.parents[1] / "clients" / "js" / "src", package / "sdk"):
+        if (candidate / "index.js").is_file():
+            return candidate.resolve()
+    return None
 
 
 def find_web_root() -> Path | None:

@@ -1,12 +1,15 @@
 // The fairness protocol's primitives (SPEC.md §9, §10), mirroring
-// protocol/echoridge_protocol/fairness.py, and the checks a client makes with them:
+// protocol/echoridge_protocol/fairness.py, the setup made from the draws (§10.1), and the checks
+// a client makes with them:
 //   - Verifier: every reveal in a view (public `proofs`, the seat's `you.proofs`) must open the
 //     commitment published at setup (a look's card: the commitment shown for its slot);
 //   - verifyTranscript: after the game, the server seed, the game seed, every salt and
-//     commitment, and every recorded random draw.
+//     commitment, every recorded random draw, and the setup's layout and murderer made again
+//     from the draws.
 // SHA-256 and HMAC come from Web Crypto (crypto.subtle); on a page that is not a secure context
 // (crypto.subtle is missing there) from sha256.js.
 
+import { ABILITY_IDS, BLOCK_NAMES, EVENT_IDS, FORCE_CARDS, HQ_NAME, ROLE_IDS, SUSPECT_IDS } from "./names.js";
 import { hmacSha256Sync, sha256Sync } from "./sha256.js";
 
 const encoder = new TextEncoder();
@@ -110,6 +113,90 @@ export async function drawBelow(seed, table, index, bound) {
     for (let i = 0; i < 8; i++) x = (x << 8n) | BigInt(block[i]);
     if (x < limit) return Number(x % b);
   }
+}
+
+// --- the setup from the draws (SPEC.md §10.1) ------------------------------------------------
+
+// The generator's draws 0, 1, 2, ... in order, each kept as [index, bound, value].
+export class Draws {
+  constructor(seed, table) {
+    this.seed = seed;
+    this.table = table;
+    this.used = [];
+  }
+
+  async draw(bound) {
+    const value = await drawBelow(this.seed, this.table, this.used.length, bound);
+    this.used.push([this.used.length, bound, value]);
+    return value;
+  }
+
+  async shuffle(items) {
+    const out = [...items];
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = await this.draw(i + 1);
+      [out[i], out[j]] = [out[j], out[i]];
+    }
+    return out;
+  }
+
+  async sample(items, k) {
+    const out = [...items];
+    for (let i = 0; i < k; i++) {
+      const j = i + (await this.draw(out.length - i));
+      [out[i], out[j]] = [out[j], out[i]];
+    }
+    return out.slice(0, k);
+  }
+
+  async pick(items) {
+    return items[await this.draw(items.length)];
+  }
+}
+
+const BLOCKS = Array.from({ length: 25 }, (_, i) => [(i % 5) + 1, Math.floor(i / 5) + 1]); // canonical
+const NON_HQ = BLOCKS.filter(([c, r]) => !(c === 3 && r === 3));
+const SEARCH = [1, 1, 1, 1, 0, 0];
+const STAKEOUT = [1, 2, 3, 3, 4, 5];
+const COLORS = ["red", "blue", "gray"];
+const COOP_LEFT_OUT = new Set(["night_shift", "good_cop"]);
+const COOP_REMOVED = { 2: [0, 0, 1], 3: [1, 1, 1], 4: [2, 2, 2] };
+const blockIndex = ([c, r]) => (r - 1) * 5 + (c - 1);
+
+// Every random choice of the start (steps R1-R8, R14 and the starting mobsters), made from the
+// game seed (bytes) as the server makes it. `roles`: false when start_game gave the co-op roles.
+export async function setupFromDraws(seed, table, players, { coop = false, roles = coop } = {}) {
+  const d = new Draws(seed, table);
+  const names = await d.shuffle(BLOCK_NAMES); // R1
+  const layout = [...names.slice(0, 12), HQ_NAME, ...names.slice(12)];
+  const spots = await d.sample(NON_HQ, 12); // R2
+  const tokens = [
+    ...spots.slice(0, 6).map((block, i) => ({ block, kind: "search", value: SEARCH[i] })),
+    ...spots.slice(6).map((block, i) => ({ block, kind: "stakeout", value: STAKEOUT[i] })),
+  ].sort((a, b) => blockIndex(a.block) - blockIndex(b.block));
+  const murderer = await d.pick(SUSPECT_IDS); // R3
+  const suspectDeck = await d.shuffle(SUSPECT_IDS.filter((s) => s !== murderer)); // R4
+  const eventDeck = await d.shuffle(EVENT_IDS); // R5
+  const forceDeck = await d.shuffle(FORCE_CARDS); // R6
+  const abilities = await d.sample(ABILITY_IDS.filter((a) => !(coop && COOP_LEFT_OUT.has(a))), players); // R7
+  const order = await d.shuffle(Array.from({ length: players }, (_, i) => i)); // R8
+  const dealtRoles = coop && roles ? await d.shuffle(ROLE_IDS.slice(0, players)) : []; // R14
+  const bag = coop ? COOP_REMOVED[players].map((n) => 5 - n) : [5, 5, 5];
+  const taken = new Set();
+  const mobsters = [];
+  for (let n = 0; n < 3; n++) {
+    let value = await d.draw(bag[0] + bag[1] + bag[2]);
+    let color = 0;
+    while (value >= bag[color]) {
+      value -= bag[color];
+      color++;
+    }
+    bag[color]--;
+    const block = await d.pick(NON_HQ.filter((b) => !taken.has(blockIndex(b))));
+    taken.add(blockIndex(block));
+    mobsters.push({ block, color: COLORS[color] });
+  }
+  return { draws: d.used, layout, tokens, murderer, suspectDeck, eventDeck, forceDeck, abilities, order, roles: dealtRoles, mobsters };
 }
 
 // --- checking reveals during the game --------------------------------------------------------
@@ -216,6 +303,13 @@ export async function verifyTranscript(t, onProgress = () => {}) {
       return fail("the result names another murderer than the one revealed");
     }
     checks.push("the murderer in the result is the one committed at setup");
+    const setup = await setupFromDraws(seed, t.table, t.players);
+    if (setup.murderer !== murderer.value) return fail("the murderer is not the one the setup's draws pick");
+    const city = final.city && Array.isArray(final.city.blocks) ? final.city.blocks.map((b) => b && b.name) : null;
+    if (city && city.length === 25 && city.join("|") !== setup.layout.join("|")) {
+      return fail("the city's layout is not the one the setup's draws make");
+    }
+    checks.push("the setup's murderer and city layout are the ones the draws make");
     let expected = 0;
     const entries = t.entries || [];
     for (let i = 0; i < entries.length; i++) {

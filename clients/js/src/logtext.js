@@ -1,26 +1,41 @@
 // The game log in words: each log entry (SPEC.md §6.3; data, never prose) rendered with the
-// shared English templates the server serves at /logtext.en.json, the same file the terminal
-// client reads (its "about" field gives the rules followed here). Names are the players' own
-// input: they only ever become text nodes (dom.js), never markup.
+// shared English templates (the catalogue `logtext.en.json`, which the server serves at
+// /logtext.en.json and the terminal client reads too; its "about" field gives the rules followed
+// here). Names are the players' own input: a page must only ever make text nodes of them, never
+// markup.
 
-import { SUSPECTS, suspectName } from "./data.js";
+import { SUSPECTS, suspectName } from "./names.js";
+
+export const LOG_TEXT_URL = "/logtext.en.json";
 
 let loading = null;
 
-// The templates, fetched once per page.
-export function loadLogText() {
+// The catalogue, loaded once: from `source`, a URL (fetched; in a page, relative to it), a
+// `file:` URL or a path in Node (read from disk), or the catalogue itself (an object, e.g. the
+// server's /protocol/logtext.en.json fetched by the caller). With no source: /logtext.en.json
+// of the page's server, fetched once per page.
+export function loadLogText(source = LOG_TEXT_URL) {
+  if (source !== null && typeof source === "object" && !(source instanceof URL)) return Promise.resolve(source);
+  if (source !== LOG_TEXT_URL) return readCatalogue(source);
   if (!loading) {
-    loading = fetch("/logtext.en.json", { cache: "no-cache" })
-      .then((reply) => {
-        if (!reply.ok) throw new Error(`logtext.en.json: HTTP ${reply.status}`);
-        return reply.json();
-      })
-      .catch((err) => {
-        loading = null; // try again next time
-        throw err;
-      });
+    loading = readCatalogue(source).catch((err) => {
+      loading = null; // try again next time
+      throw err;
+    });
   }
   return loading;
+}
+
+async function readCatalogue(source) {
+  const text = String(source);
+  const local = typeof window === "undefined" && !/^https?:/.test(text);
+  if (local) { // Node: a path or a file: URL
+    const { readFile } = await import("node:fs/promises");
+    return JSON.parse(await readFile(text.startsWith("file:") ? new URL(text) : text, "utf8"));
+  }
+  const reply = await fetch(text, { cache: "no-cache" });
+  if (!reply.ok) throw new Error(`logtext.en.json: HTTP ${reply.status}`);
+  return reply.json();
 }
 
 // A seat's display name (view.players[seat].name), bots marked.
