@@ -72,10 +72,11 @@ def test_every_published_document_is_served_as_the_repository_has_it(
     assert get(server, "/protocol/SPEC.md")[2].startswith(b"# Echo Ridge protocol")
 
 
-def test_the_log_wording_keeps_its_old_path(server: ServerProcess) -> None:
-    status, headers, body = get(server, "/logtext.en.json")
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_the_log_wording_keeps_its_old_path(server: ServerProcess, language: str) -> None:
+    status, headers, body = get(server, f"/logtext.{language}.json")
     assert (status, headers["Content-Type"]) == (200, "application/json")
-    assert body == get(server, "/protocol/logtext.en.json")[2]
+    assert body == get(server, f"/protocol/logtext.{language}.json")[2]
 
 
 @pytest.mark.parametrize(

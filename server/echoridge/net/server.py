@@ -261,8 +261,9 @@ class GameServer:
             return self._spectators(connection, path.removeprefix("/api/spectators/"))
         if path.startswith(PREFIX):  # SPEC.md, the schema, the rules, ... (SPEC.md §1)
             return self._published(connection, path)
-        if path == LOG_TEXT_PATH:  # the log's wording, shared with the terminal client
-            response = _respond(connection, log_text(), "application/json")
+        language = LOG_TEXT_PATHS.get(path)
+        if language is not None:  # the log's wording, shared with the terminal client
+            response = _respond(connection, log_text(language), "application/json")
             response.headers["Cache-Control"] = "no-cache"
             return response
         if self.web.root is None and path == "/":
@@ -327,12 +328,15 @@ class GameServer:
 
 
 LOG_TEXT_PATH = "/logtext.en.json"
+LOG_TEXT_PATHS = {LOG_TEXT_PATH: "en", "/logtext.es.json": "es"}  # path -> language
 
 
 @functools.cache
-def log_text() -> bytes:
-    """How the clients word the log (echoridge_client/logtext.en.json): one copy for both."""
-    return resources.files("echoridge_client").joinpath("logtext.en.json").read_bytes()
+def log_text(language: str = "en") -> bytes:
+    """How the clients word the log (echoridge_client/logtext.LANGUAGE.json): one copy for
+    both clients, per language."""
+    name = f"logtext.{language}.json"
+    return resources.files("echoridge_client").joinpath(name).read_bytes()
 
 
 SDK_PREFIX = "/sdk/"  # the JavaScript SDK's modules, as the browser client imports them
