@@ -5,8 +5,8 @@ browser client, and the examples below), and the documents published beside the 
 ``DOCUMENTS`` maps each published name to its file in a source checkout (``SPEC.md``, the
 schema, the players' ``rules.md`` and ``rulings.md`` from docs/, the clients' log wording
 ``logtext.en.json`` and its Spanish ``logtext.es.json``); the folder ``protocol/examples`` (when
-present) is served as ``/protocol/examples/NAME``.  A checkout (or an editable install) serves the repository's own
-files, so git holds one copy; setup.py copies them into the wheel as
+present) is served as ``/protocol/examples/NAME``.  A checkout (or an editable install) serves
+the repository's own files, so git holds one copy; setup.py copies them into the wheel as
 ``echoridge/published/NAME`` (and ``…/published/examples/``), where ``find_published`` finds
 them in an installed server.  Only ``.md`` and ``.json`` are published.
 
