@@ -138,7 +138,7 @@ class KeyEvents:
             pass  # the node failed or moved: the next round of _loop starts a listener again
         finally:
             with contextlib.suppress(Exception):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]
+                await pubsub.aclose()
             with contextlib.suppress(Exception):
                 await conn.aclose()
 
