@@ -33,7 +33,13 @@ GAME_SECONDS = 150
 
 
 def create_table(
-    person: Person, name: str, seats: int, bots: str = "0", delay: int = 0, handover: str = ""
+    person: Person,
+    name: str,
+    seats: int,
+    bots: str = "0",
+    delay: int = 0,
+    handover: str = "",
+    rate_bots: bool = False,
 ) -> str:
     page = person.page
     person.goto("/")
@@ -43,6 +49,8 @@ def create_table(
     if handover:  # the level of the bot that plays a seat handed over (else the form's Normal)
         page.select_option("#handover-bot", handover)
     page.fill("#delay", str(delay))
+    if rate_bots:  # "Rated, with its bots as players" (create_table.rate_bots)
+        page.check("#rate-bots")
     page.click("#create")
     page.wait_for_selector("#game")
     table = page.get_attribute("#game", "data-table")

@@ -160,11 +160,12 @@ export class Lobby extends EventTarget {
   // `handoverBot`: create_table.handover_bot, the level of the bot that plays a seat handed over
   // ("easy", "normal" or "strong"; "normal", the server's default, is sent as none).
   // The reply (created) carries the creator's `owner` token.
-  create(seats, { isPublic = true, spectators = true, delay = 0, clock = null, mode = "competitive", handoverBot = "normal" } = {}) {
+  create(seats, { isPublic = true, spectators = true, delay = 0, clock = null, mode = "competitive", handoverBot = "normal", rateBots = false } = {}) {
     const message = { type: "create_table", seats, public: isPublic, spectators, spectator_delay: delay };
     if (clock) message.clock = clock;
     if (mode && mode !== "competitive") message.mode = mode;
     if (handoverBot && handoverBot !== "normal") message.handover_bot = handoverBot;
+    if (rateBots) message.rate_bots = true; // rated with its bots as players (SPEC.md §4.10)
     return this.request(message, undefined, { retry: true });
   }
 

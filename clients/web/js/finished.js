@@ -89,6 +89,7 @@ export function playerWords(p, g) {
 export function resultWords(g) {
   const names = (g.winners || []).map((seat) => (g.players.find((p) => p.seat === seat) || {}).name).filter(Boolean);
   const culprit = `The murderer was ${suspectName(g.murderer)}.`;
+  if (g.stopped) return `The server's operator stopped the game: nobody won. ${culprit}`;
   if (g.mode === "cooperative") return `${names.length ? "The team solved it." : "The team did not solve it."} ${culprit}`;
   if (!names.length) return `Nobody named the murderer. ${culprit}`;
   return `${names.join(" and ")} ${names.length > 1 ? "share the win" : "won"}. ${culprit}`;

@@ -21,7 +21,7 @@ const SHOWN = new Set([
   "trait_learned", "badge_raised", "mobster_placed", "event_placed", "event_resolved",
   "event_expired", "trackers_pushed", "marker_moved", "player_ended", "suspect_drawn",
   "suspect_seen", "force_gained", "timed_out", "turn_timed_out", "seat_handed_over",
-  "accusation_opened", "accused", "game_ended",
+  "accusation_opened", "accused", "game_ended", "game_stopped",
 ]);
 const TURNS = [2, 5]; // turns shown, newest first: at least, and at most (see recentTurns)
 

@@ -73,6 +73,7 @@ export class LobbyPage {
     const isPublic = h("input", { type: "checkbox", id: "public", checked: true });
     const spectators = h("input", { type: "checkbox", id: "spectators", checked: true });
     const delay = h("input", { type: "number", id: "delay", min: 0, max: 100, value: "0", inputmode: "numeric" });
+    const rateBots = h("input", { type: "checkbox", id: "rate-bots", "aria-describedby": "rate-bots-hint" });
     const bots = h("select", { id: "bots", name: "bots", "aria-describedby": "bots-hint" },
       h("option", { value: "0" }, "no bots (invite friends)"),
       BOT_LEVELS.map(([level]) => h("option", { value: `fill-${level}`, selected: level === "normal" },
@@ -93,6 +94,8 @@ export class LobbyPage {
       clock.el,
       h("div", { class: "field" }, h("label", { for: "handover-bot" }, "If a player leaves, a bot plays their seat at"), handover,
         h("p", { class: "hint small", id: "handover-hint" }, "Also when a player stays away or keeps running out of time (see the clock).")),
+      h("div", { class: "field check" }, rateBots, h("label", { for: "rate-bots" }, "Rated, with its bots as players"),
+        h("p", { class: "hint small", id: "rate-bots-hint" }, "A competitive game against bots then moves your rating; each bot level has a rating of its own.")),
       h("div", { class: "field check" }, isPublic, h("label", { for: "public" }, "Public: listed here, anyone with the link may watch")),
       h("div", { class: "field check" }, spectators, h("label", { for: "spectators" }, "Spectators may watch")),
       h("div", { class: "field" }, h("label", { for: "delay" }, "Spectator delay (moves behind)"), delay),
@@ -109,6 +112,7 @@ export class LobbyPage {
         bots: bots.value,
         clock: clock.read(),
         handoverBot: handover.value,
+        rateBots: rateBots.checked,
       });
     });
 
@@ -208,7 +212,8 @@ export class LobbyPage {
       const slot = card.querySelector(`li[data-table="${CSS.escape(game.table)}"] .over`);
       if (!record || !slot || slot.childNodes.length) continue;
       const won = (game.winners || []).includes(record.seat);
-      slot.append(`(game over: ${won ? "you won" : "you did not win"}) `,
+      const over = game.stopped ? "stopped by the server's operator" : won ? "you won" : "you did not win";
+      slot.append(`(game over: ${over}) `,
         h("a", { href: replayHash(game.table, { seat: record.seat }), class: "button-link small", "data-key": `replay-${game.table}`, "aria-label": `Watch the replay of ${game.table}` }, "Watch the replay"), " ");
     }
   }
@@ -290,7 +295,7 @@ export class LobbyPage {
     }
   }
 
-  async create({ name, seats, mode, isPublic, spectators, delay, bots, clock, handoverBot }) {
+  async create({ name, seats, mode, isPublic, spectators, delay, bots, clock, handoverBot, rateBots }) {
     if (!name) {
       this.say("Choose a name first.");
       this.root.querySelector("#name").focus();
@@ -304,7 +309,7 @@ export class LobbyPage {
     this.say("Creating the table…");
     const sitter = await sitterFor(this.lobby, name);
     try {
-      const created = await this.lobby.create(seats, { isPublic, spectators, delay, clock, mode, handoverBot });
+      const created = await this.lobby.create(seats, { isPublic, spectators, delay, clock, mode, handoverBot, rateBots });
       store.keepOwner(created.table, created.owner);
       const record = await joinTable(this.lobby, created.table, sitter.name, {
         seats, public: isPublic, server_seed_commit: created.server_seed_commit,

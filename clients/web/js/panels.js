@@ -235,6 +235,9 @@ function joinNames(names) {
 // the tie-break that decided among them (rules.md §14: badge, then the lower tracker, then
 // more Evidence tokens), with the numbers from the officers' mats. Null when it cannot be said
 // (an older server, without decided_by, and several right accusers): the headline says who won.
+// result.decided_by "stopped": the server's operator ended the game before its end (SPEC.md §6.1)
+const STOPPED = "The server's operator stopped this game before its end: nobody wins.";
+
 export function decidedWords(view) {
   const r = view.result || {};
   const players = view.players || [];
@@ -255,6 +258,8 @@ export function decidedWords(view) {
   const winner = names(winners);
   const wins = winners.length === 1 && winners[0] !== mySeat(view) ? "wins" : "win";
   switch (how) {
+    case "stopped":
+      return STOPPED;
     case "nobody":
       return "Nobody named the murderer: everyone loses.";
     case "accusation":
@@ -279,12 +284,12 @@ export function resultPanel(view, extra = null) {
   const murderer = r.murderer;
   const said = h("p", { class: "murderer" }, "The murderer was ", h("strong", {}, `${murderer} ${suspectName(murderer)}`),
     murderer ? h("small", {}, ` (${EVIDENCE_ORDER.map((e) => suspectTrait(murderer, e)).join(" · ")})`) : null);
-  if (isCoop(view)) {
+  if (isCoop(view) && r.decided_by !== "stopped") {
     return h("section", { class: "result", "aria-labelledby": "result-title", "data-murderer": murderer || "", "data-mode": "cooperative" },
       h("h2", { id: "result-title" }, "Game over"), said, teamResult(view), extra);
   }
   const why = decidedWords(view);
-  const headline = winners.length
+  const headline = r.decided_by === "stopped" ? STOPPED : winners.length
     ? `${capitalize(joinNames(winners.map((w) => named(view, w))))} ${winners.length > 1 || winners.includes(me) ? "win" : "wins"}!`
     : "Nobody named the murderer: everyone loses.";
   return h("section", { class: "result", "aria-labelledby": "result-title", "data-murderer": murderer || "", "data-decided-by": r.decided_by || "" },

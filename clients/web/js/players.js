@@ -83,6 +83,7 @@ export class LeaderboardPage {
 // This player's result in a game: won, did not win, or left the game (the server played the
 // seat at the end for the player's absence).
 function resultOf(me, g) {
+  if (g.stopped) return ["stopped", "Stopped by the operator"];
   if (me.absent) return ["left", "Left the game"];
   const won = (g.winners || []).includes(me.seat);
   if (g.mode === "cooperative") return won ? ["won", "Won, with the team"] : ["lost", "Did not win"];
