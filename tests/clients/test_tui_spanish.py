@@ -5,6 +5,7 @@ result screen, worded in Spanish, with SVG screenshots saved in ``screenshots/``
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,7 +30,8 @@ def server(servers: Callable[..., ServerProcess]) -> ServerProcess:  # noqa: F81
 
 async def test_the_lobby_and_the_waiting_room_in_spanish(server: ServerProcess) -> None:
     SHOTS.mkdir(exist_ok=True)
-    app = EchoRidgeApp(server.url, name="Tester", lang="es")
+    me = "Tes" + uuid.uuid4().hex[:6]  # an identity's handle of its own (Redis is shared)
+    app = EchoRidgeApp(server.url, name=me, lang="es")
     async with asyncio.timeout(80), app.run_test(size=SIZE) as pilot:
         await until(
             pilot,
@@ -45,7 +47,7 @@ async def test_the_lobby_and_the_waiting_room_in_spanish(server: ServerProcess) 
         assert isinstance(waiting, WaitingScreen)
         await until(pilot, lambda: waiting.info is not None, "the seats are listed")
         assert "Plazas ocupadas" in text_of(waiting, "#table-info")
-        assert "Tester (tú)" in text_of(waiting, "#seat-list")
+        assert f"{me} (tú)" in text_of(waiting, "#seat-list")
         assert "2. libre" in text_of(waiting, "#seat-list")
         await pilot.press("n")
         await until(pilot, lambda: waiting.taken == 2, "the bot sits")
@@ -62,7 +64,8 @@ async def test_a_whole_game_in_spanish_to_the_result(server: ServerProcess) -> N
     panels, the last move, the log, the prompt and the menu, and the result screen are worded
     in Spanish; screenshots of the board and of the result."""
     SHOTS.mkdir(exist_ok=True)
-    app = EchoRidgeApp(server.url, name="Tesa", lang="es")  # a name of its own
+    me = "Tesa" + uuid.uuid4().hex[:6]  # an identity's handle of its own (Redis is shared)
+    app = EchoRidgeApp(server.url, name=me, lang="es")
     async with asyncio.timeout(120), app.run_test(size=SIZE) as pilot:
         await until(
             pilot,
@@ -87,7 +90,7 @@ async def test_a_whole_game_in_spanish_to_the_result(server: ServerProcess) -> N
         assert "Eventos en juego" in text_of(game, "#events")
         assert "Pruebas" in text_of(game, "#evidence") and "Bolsa" in text_of(game, "#evidence")
         you = text_of(game, "#you")
-        assert "Eres Tesa" in you and "Mano de Fuerza" in you and "Posibles asesinos" in you
+        assert f"Eres {me}" in you and "Mano de Fuerza" in you and "Posibles asesinos" in you
         keys = {b.binding.description for b in game.active_bindings.values()}
         assert "Menú" in keys and "Cómo se juega" in keys
 
@@ -131,7 +134,7 @@ async def test_a_whole_game_in_spanish_to_the_result(server: ServerProcess) -> N
         assert "era" in words.split(murderer)[0].splitlines()[-1]  # El asesino / La asesina era
         for head in ("nombró a", "placa", "marcador", "fichas de Prueba"):
             assert head in words
-        assert "Tesa (tú)" in words
+        assert f"{me} (tú)" in words
         assert "volver al tablero final" in text_of(result, "#result-help")
         reason = why(session.view)
         assert reason and reason in " ".join(words.split())
