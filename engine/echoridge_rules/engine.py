@@ -7,6 +7,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import assert_never
 
+from echoridge_protocol.kinds import STOP_REASONS  # what the server may name in StopGame
 from echoridge_rules import commands as c
 from echoridge_rules import effects, flow
 from echoridge_rules import tasks as t
@@ -23,9 +24,9 @@ from echoridge_rules.cards import check_play, exec_play
 from echoridge_rules.context import Ctx
 from echoridge_rules.errors import RuleViolation
 from echoridge_rules.events import Continued, Event, GameStopped
-from echoridge_rules.model import Phase, State, Status
+from echoridge_rules.model import Phase, State
 from echoridge_rules.rng import Rng
-from echoridge_rules.seats import check_game_on, check_seat_command
+from echoridge_rules.seats import check_game_on, check_on, check_seat_command
 from echoridge_rules.serial import conforms
 from echoridge_rules.setup import check_start, exec_start
 
@@ -96,18 +97,12 @@ def _check_default(state: State, seat: int) -> Execute:
     raise RuleViolation("rules/no_decision_owed", "That seat owes no decision now.")
 
 
-STOP_REASONS = ("operator",)  # what the server may name in StopGame
-
-
 def _check_stop(state: State, reason: str) -> Execute:
     """The server may stop a game that is on (its turns or its accusations), for a reason it
     names; the game is over at once, with no winner."""
     if reason not in STOP_REASONS:
         raise RuleViolation("rules/not_an_option", "That is not one of the choices.")
-    if state.status is Status.NEW:
-        raise RuleViolation("rules/game_not_started", "The game has not started yet.")
-    if state.status is Status.OVER:
-        raise RuleViolation("rules/game_over", "The game is over.")
+    check_on(state)
     return partial(_stop, reason=reason)
 
 

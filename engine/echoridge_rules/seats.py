@@ -127,12 +127,17 @@ def check_seat_command(
             return partial(_vote, seat=seat, target=target)
 
 
-def check_game_on(state: State, seat: int) -> None:
-    """The game is on and ``seat`` is one of its seats."""
+def check_on(state: State) -> None:
+    """The game is on: started, and not over."""
     if state.status is Status.NEW:
         raise RuleViolation("rules/game_not_started", "The game has not started yet.")
     if state.status is Status.OVER:
         raise RuleViolation("rules/game_over", "The game is over.")
+
+
+def check_game_on(state: State, seat: int) -> None:
+    """The game is on and ``seat`` is one of its seats."""
+    check_on(state)
     if not 0 <= seat < len(state.players):
         raise RuleViolation("rules/unknown_seat", "There is no such seat at this table.")
 
