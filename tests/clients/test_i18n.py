@@ -41,7 +41,7 @@ def log_messages(lang: str) -> dict[str, str]:
 @pytest.mark.parametrize("kind", ["terminal", "logtext"])
 def test_every_key_is_in_both_languages_with_the_same_arguments(kind: str) -> None:
     if kind == "terminal":
-        en, es = load(TERMINAL / "locales/en.json"), load(TERMINAL / "locales/es.json")
+        en, es = i18n.catalogue("en"), load(TERMINAL / "locales/es.json")
     else:
         en, es = log_messages("en"), log_messages("es")
     assert sorted(set(en) - set(es)) == [], "keys missing in Spanish"
@@ -52,7 +52,7 @@ def test_every_key_is_in_both_languages_with_the_same_arguments(kind: str) -> No
 
 def test_every_error_code_has_a_sentence_in_both_languages() -> None:
     for lang in i18n.LANGUAGES:
-        words = load(TERMINAL / f"locales/{lang}.json")
+        words = i18n.catalogue(lang)
         missing = [c for c in ALL_CODES if f"error.{c}" not in words]
         assert missing == [], (lang, missing)
 

@@ -26,6 +26,7 @@ from textual.dom import DOMNode
 
 from echoridge_client.i18n import format_message, set_plural_rule
 from echoridge_client.logtext import isolate
+from echoridge_protocol.codes import ALL_CODES
 
 LANGUAGES = ("en", "es")
 DEFAULT = "en"
@@ -48,10 +49,14 @@ def from_locale(env: Mapping[str, str] | None = None) -> str:
 
 @cache
 def catalogue(lang: str) -> dict[str, str]:
-    """``locales/<lang>.json``: key -> message."""
+    """``locales/<lang>.json``: key -> message.  English's ``error.<code>`` sentences are the
+    protocol's own registry (``echoridge_protocol.codes``: one copy), which no file repeats."""
     source = resources.files("echoridge_terminal").joinpath("locales", f"{lang}.json")
     data = json.loads(source.read_text(encoding="utf-8"))
-    return {str(k): str(v) for k, v in data.items() if not k.startswith("_")}
+    words = {str(k): str(v) for k, v in data.items() if not k.startswith("_")}
+    if lang == DEFAULT:
+        words |= {f"error.{code}": sentence for code, sentence in ALL_CODES.items()}
+    return words
 
 
 @cache
