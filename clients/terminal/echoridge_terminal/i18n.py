@@ -24,7 +24,7 @@ from babel.lists import format_list
 from textual.binding import Binding
 from textual.dom import DOMNode
 
-from echoridge_client.i18n import format_message, set_plural_rule
+from echoridge_client.i18n import PluralRule, format_message, set_plural_rule
 from echoridge_client.logtext import isolate
 from echoridge_protocol.codes import ALL_CODES
 
@@ -60,8 +60,10 @@ def catalogue(lang: str) -> dict[str, str]:
 
 
 @cache
-def plural(lang: str):  # type: ignore[no-untyped-def]
-    return Locale.parse(lang).plural_form
+def plural(lang: str) -> PluralRule:
+    """CLDR's plural rule of ``lang`` (Babel's): number -> category."""
+    rule: PluralRule = Locale.parse(lang).plural_form
+    return rule
 
 
 def set_language(lang: str | None = None) -> str:
