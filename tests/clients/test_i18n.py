@@ -15,7 +15,7 @@ import pytest
 from babel import Locale
 
 from echoridge_client import logtext
-from echoridge_client.i18n import MessageError, arguments, format_message, parse
+from echoridge_client.i18n import MessageError, arguments, english_plural, format_message
 from echoridge_client.logtext import FSI, PDI, render, seat_names
 from echoridge_protocol.codes import ALL_CODES
 from echoridge_terminal import i18n
@@ -57,22 +57,22 @@ def test_every_error_code_has_a_sentence_in_both_languages() -> None:
         assert missing == [], (lang, missing)
 
 
+VECTORS = json.loads(
+    (Path(__file__).parents[1] / "golden" / "messageformat.json").read_text(encoding="utf-8")
+)  # read by the JavaScript SDK's test too (clients/js/test/i18n.test.js): the two cannot drift
+RULES = {"en": english_plural, "es": ES}
+
+
 def test_the_formatter_follows_icu_and_cldr() -> None:
-    cards = "{n, plural, =0 {ninguna carta} one {# carta} many {# de cartas} other {# cartas}}"
-    assert [format_message(cards, {"n": n}, ES) for n in (0, 1, 2, 1000000)] == [
-        "ninguna carta", "1 carta", "2 cartas", "1000000 de cartas"
-    ]
-    assert format_message("{n, plural, one {# card} other {# cards}}", {"n": [1, 2]}) == "2 cards"
-    gender = "{g, select, f {la} m {el} other {le}} {x}"
-    assert format_message(gender, {"g": "f", "x": "arma"}) == "la arma"
-    assert format_message(gender, {"g": "?", "x": "x"}) == "le x"
-    assert format_message("it's '{x}' a '#' ''ok''", {}) == "it's {x} a '#' 'ok'"
-    assert format_message("{n, plural, other {'#' #}}", {"n": 3}) == "# 3"
-    with pytest.raises(MessageError):
-        format_message("{who} won", {})
-    for bad in ("{x", "x}", "{n, plural, one {a}}", "{n, plural, lots {a} other {b}}"):
+    assert len(VECTORS["format"]) >= 20
+    for v in VECTORS["format"]:
+        got = format_message(v["message"], v["args"], RULES[v.get("language", "en")], v.get("raw"))
+        assert got == v["expect"], v
+    for v in VECTORS["errors"]:
         with pytest.raises(MessageError):
-            parse(bad)
+            format_message(v["message"], v.get("args", {}))
+    for v in VECTORS["arguments"]:
+        assert arguments(v["message"]) == v["expect"], v
 
 
 def test_the_language_comes_from_the_locale() -> None:

@@ -6,6 +6,7 @@ export * from "./codec.js";
 export * from "./connection.js";
 export * from "./delta.js";
 export * from "./fairness.js";
+export * from "./i18n.js";
 export * from "./logtext.js";
 export * from "./names.js";
 export * from "./session.js";

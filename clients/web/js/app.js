@@ -6,6 +6,7 @@
 
 import { Lobby } from "./connection.js";
 import { listenForHelpKey } from "./help.js";
+import { loadLanguage, mountLanguageSwitch, t, translateStatic } from "./i18n.js";
 import { ClaimPage } from "./identity.js";
 import { LobbyPage } from "./lobby.js";
 import { blocksOf } from "./moderation.js";
@@ -32,23 +33,23 @@ function route() {
   document.getElementById("report-dialog")?.remove();
   if (hash === "#/leaderboard") {
     page = new LeaderboardPage(root, { lobby, navigate });
-    document.title = "Echo Ridge — leaderboard";
+    document.title = t("app.title.leaderboard");
   } else if (player) {
     page = new PlayerPage(root, { ...player, lobby, navigate });
-    document.title = `Echo Ridge — ${player.handle}`;
+    document.title = t("app.title.player", { handle: player.handle });
   } else if (claim) {
     page = new ClaimPage(root, { code: claim[1] ? safeDecode(claim[1]) : "", lobby, navigate });
-    document.title = "Echo Ridge — sign in on this device";
+    document.title = t("app.title.claim");
   } else if (replay) {
     page = new ReplayPage(root, { ...replay, lobby, navigate });
-    document.title = `Echo Ridge — replay of ${replay.table}`;
+    document.title = t("app.title.replay", { table: replay.table });
   } else if (match) {
     const [, kind, table] = match;
     page = new TablePage(root, { table, lobby, spectate: kind === "watch", navigate });
-    document.title = `Echo Ridge — ${kind === "watch" ? "watching" : "table"} ${table}`;
+    document.title = t(kind === "watch" ? "app.title.watch" : "app.title.table", { table });
   } else {
     page = new LobbyPage(root, { lobby, navigate });
-    document.title = "Echo Ridge";
+    document.title = t("app.title.lobby");
   }
   page.open();
   window.echoridge.page = page;
@@ -91,6 +92,10 @@ window.echoridge = {
   },
 };
 
+// The language first: every page's words come from its catalogue (i18n.js).
+await loadLanguage();
+translateStatic();
+mountLanguageSwitch(document.getElementById("language"));
 window.addEventListener("hashchange", route);
 listenForHelpKey();
 window.addEventListener("pagehide", () => {
