@@ -57,6 +57,7 @@ def test_every_published_document_is_served_as_the_repository_has_it(
         "/protocol/SPEC.md",
         "/protocol/echoridge.v2.schema.json",
         "/protocol/rules.md",
+        "/protocol/rules.es.md",
         "/protocol/rulings.md",
         "/protocol/logtext.en.json",
     } <= set(urls)
@@ -70,6 +71,9 @@ def test_every_published_document_is_served_as_the_repository_has_it(
     markdown = get(server, "/protocol/rules.md")[1]["Content-Type"]
     assert markdown == "text/markdown; charset=utf-8"
     assert get(server, "/protocol/SPEC.md")[2].startswith(b"# Echo Ridge protocol")
+    status, headers, body = get(server, "/protocol/rules.es.md")  # the Spanish rules (issue 30)
+    assert (status, headers["Content-Type"]) == (200, "text/markdown; charset=utf-8")
+    assert body.decode("utf-8").startswith("# Echo Ridge — Cómo se juega\n")
 
 
 @pytest.mark.parametrize("language", ["en", "es"])

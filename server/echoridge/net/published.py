@@ -3,12 +3,12 @@ browser client, and the examples below), and the documents published beside the 
 ``/protocol/`` (SPEC.md §1), from which a stranger writes a client without this repository.
 
 ``DOCUMENTS`` maps each published name to its file in a source checkout (``SPEC.md``, the
-schema, the players' ``rules.md`` and ``rulings.md`` from docs/, the clients' log wording
-``logtext.en.json`` and its Spanish ``logtext.es.json``); the folder ``protocol/examples`` (when
-present) is served as ``/protocol/examples/NAME``.  A checkout (or an editable install) serves
-the repository's own files, so git holds one copy; setup.py copies them into the wheel as
-``echoridge/published/NAME`` (and ``…/published/examples/``), where ``find_published`` finds
-them in an installed server.  Only ``.md`` and ``.json`` are published.
+schema, the players' ``rules.md``, its Spanish translation ``rules.es.md`` and ``rulings.md`` from
+docs/, the clients' log wording ``logtext.en.json`` and its Spanish ``logtext.es.json``); the
+folder ``protocol/examples`` (when present) is served as ``/protocol/examples/NAME``.  A checkout
+(or an editable install) serves the repository's own files, so git holds one copy; setup.py
+copies them into the wheel as ``echoridge/published/NAME`` (and ``…/published/examples/``), where
+``find_published`` finds them in an installed server.  Only ``.md`` and ``.json`` are published.
 
 This module imports nothing of the server's: setup.py reads ``DOCUMENTS``, ``EXAMPLES``,
 ``CARRIED`` and ``DOCUMENT_TYPES`` from it with ``runpy``.
@@ -38,6 +38,7 @@ DOCUMENTS: Final = {  # the name under PREFIX -> the file in a source checkout
     "SPEC.md": "protocol/SPEC.md",
     "echoridge.v2.schema.json": "protocol/schema/echoridge.v2.schema.json",
     "rules.md": "docs/rules.md",
+    "rules.es.md": "docs/rules.es.md",
     "rulings.md": "docs/rulings.md",
     "logtext.en.json": "clients/python/echoridge_client/logtext.en.json",
     "logtext.es.json": "clients/python/echoridge_client/logtext.es.json",
