@@ -1,6 +1,10 @@
 /** The log catalogue (logtext.en.json). */
 export interface LogText {
   about?: string;
+  /** The catalogue's language ("en", "es"): its plural rules. */
+  language?: string;
+  /** nobody, yes, no in the catalogue's language. */
+  words?: Record<string, string>;
   entries: Record<string, string>;
   values?: Record<string, Record<string, string>>;
   variants?: string[];
@@ -17,7 +21,13 @@ export interface Player { name?: string; bot?: string | boolean; [key: string]: 
 export declare const LOG_TEXT_URL: "/logtext.en.json";
 /** The catalogue from a URL, a path or file: URL (Node), or the catalogue itself. */
 export declare function loadLogText(source?: string | URL | LogText): Promise<LogText>;
-export declare function seatName(players: Player[] | null | undefined, seat: number | null | undefined): string;
+/** /logtext.<language>.json */
+export declare function logTextURL(language?: string): string;
+export declare const FSI: "\u2068";
+export declare const PDI: "\u2069";
+/** `text` in Unicode bidi isolates when it has right-to-left letters. */
+export declare function isolate(text: string): string;
+export declare function seatName(players: Player[] | null | undefined, seat: number | null | undefined, nobody?: string): string;
 export declare function blockNames(view: unknown): string[];
 export declare function blockText(block: unknown, names?: string[]): string;
 export declare function reasonText(text: LogText, action: string, code: string, fallback?: string): string;

@@ -1,29 +1,39 @@
 // The game log in words: each log entry (SPEC.md §6.3; data, never prose) rendered with the
-// shared English templates (the catalogue `logtext.en.json`, which the server serves at
-// /logtext.en.json and the terminal client reads too; its "about" field gives the rules followed
-// here). Names are the players' own input: a page must only ever make text nodes of them, never
-// markup.
+// shared templates of a language's catalogue (`logtext.en.json`, `logtext.es.json`, which the
+// server serves at /logtext.<language>.json and the terminal client reads too; the "about" field
+// of logtext.en.json gives the rules followed here). Templates are ICU MessageFormat (i18n.js):
+// {field}, and where a language's grammar needs them plural and select, chosen by the entry's own
+// value of the field (as echoridge_client/logtext.py does). Names are the players' own input: a
+// page must only ever make text nodes of them, never markup; a name with right-to-left letters
+// is wrapped in Unicode bidi isolates (isolate) so it keeps its order inside any sentence.
 
+import { formatMessage, messageArguments } from "./i18n.js";
 import { SUSPECTS, suspectName } from "./names.js";
 
 export const LOG_TEXT_URL = "/logtext.en.json";
 
-let loading = null;
+// The catalogue's URL on a reference server for `language` ("en", "es").
+export function logTextURL(language = "en") {
+  return `/logtext.${language}.json`;
+}
+
+const loading = new Map(); // URL -> promise of the catalogue
 
 // The catalogue, loaded once: from `source`, a URL (fetched; in a page, relative to it), a
 // `file:` URL or a path in Node (read from disk), or the catalogue itself (an object, e.g. the
 // server's /protocol/logtext.en.json fetched by the caller). With no source: /logtext.en.json
-// of the page's server, fetched once per page.
+// of the page's server; a server's /logtext.<language>.json (logTextURL) is fetched once per
+// page.
 export function loadLogText(source = LOG_TEXT_URL) {
   if (source !== null && typeof source === "object" && !(source instanceof URL)) return Promise.resolve(source);
-  if (source !== LOG_TEXT_URL) return readCatalogue(source);
-  if (!loading) {
-    loading = readCatalogue(source).catch((err) => {
-      loading = null; // try again next time
+  if (typeof source !== "string" || !/^\/logtext\.[a-z]{2,3}\.json$/.test(source)) return readCatalogue(source);
+  if (!loading.has(source)) {
+    loading.set(source, readCatalogue(source).catch((err) => {
+      loading.delete(source); // try again next time
       throw err;
-    });
+    }));
   }
-  return loading;
+  return loading.get(source);
 }
 
 async function readCatalogue(source) {
@@ -34,16 +44,36 @@ async function readCatalogue(source) {
     return JSON.parse(await readFile(text.startsWith("file:") ? new URL(text) : text, "utf8"));
   }
   const reply = await fetch(text, { cache: "no-cache" });
-  if (!reply.ok) throw new Error(`logtext.en.json: HTTP ${reply.status}`);
+  if (!reply.ok) throw new Error(`${text}: HTTP ${reply.status}`);
   return reply.json();
 }
 
-// A seat's display name (view.players[seat].name), bots marked.
-export function seatName(players, seat) {
-  if (seat === null || seat === undefined) return "nobody";
+export const FSI = "\u2068"; // first strong isolate
+export const PDI = "\u2069"; // pop directional isolate
+// Letters of the right-to-left scripts (Unicode's bidi classes R and AL: Hebrew, Arabic,
+// Persian, Syriac, Thaana, N'Ko, ...; JavaScript has no Bidi_Class property).
+const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFC\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
+
+// A player's own text (a name, a chat line) isolated from the words around it (Unicode bidi
+// isolates) when it has right-to-left letters: an Arabic or Persian name keeps its order inside
+// English or Spanish words, and the words around it keep theirs (echoridge_client's isolate).
+export function isolate(text) {
+  const s = String(text);
+  return RTL.test(s) ? `${FSI}${s}${PDI}` : s;
+}
+
+// A seat's display name (view.players[seat].name, isolated), bots marked; `nobody`: the word
+// for no seat.
+export function seatName(players, seat, nobody = "nobody") {
+  if (seat === null || seat === undefined) return nobody;
   const p = (players || [])[seat];
-  const name = p && typeof p.name === "string" && p.name ? p.name : `P${seat + 1}`;
+  const name = isolate(p && typeof p.name === "string" && p.name ? p.name : `P${seat + 1}`);
   return p && p.bot ? `${name} (bot)` : name;
+}
+
+// `nobody`, `yes`, `no` in the catalogue's language (its `words`; English when it has none).
+function word(text, name) {
+  return (text.words || {})[name] || name;
 }
 
 const SEAT_FIELDS = new Set(["seat", "target", "resolver", "lead"]);
@@ -79,10 +109,10 @@ export function eventWords(text, card) {
 
 function fieldText(text, name, value, players, blocks = []) {
   if (value === undefined || value === null) return "";
-  if (SEAT_FIELDS.has(name)) return seatName(players, value);
+  if (SEAT_FIELDS.has(name)) return seatName(players, value, word(text, "nobody"));
   if (SEATS_FIELDS.has(name)) {
     const names = (Array.isArray(value) ? value : [value]).map((s) => seatName(players, s));
-    return names.length ? names.join(", ") : "nobody";
+    return names.length ? names.join(", ") : word(text, "nobody");
   }
   if (name === "block") return blockText(value, blocks);
   if (name === "path") return (Array.isArray(value) ? value : []).map((b) => blockText(b, blocks)).join(" → ");
@@ -93,7 +123,7 @@ function fieldText(text, name, value, players, blocks = []) {
   }
   if (typeof value === "string" && Object.hasOwn(SUSPECTS, value)) return suspectName(value);
   if (Array.isArray(value)) return value.map((v) => fieldText(text, name, v, players, blocks) || String(v)).join(", ");
-  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (typeof value === "boolean") return word(text, value ? "yes" : "no");
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }
@@ -138,7 +168,14 @@ export function templateKey(text, entry, seat, whole = false) {
 export function entryText(text, entry, { players = [], seat = null, whole = false, blocks = [] } = {}) {
   const key = templateKey(text, entry, seat, whole);
   if (key === null) return null;
-  return text.entries[key].replace(/\{([a-z_]+)\}/g, (_, name) => fieldText(text, name, entry[name], players, blocks));
+  const template = text.entries[key];
+  const args = {};
+  const raw = {}; // plural and select choose by the entry's own value (a count, a kind)
+  for (const [name, kind] of Object.entries(messageArguments(template))) {
+    args[name] = fieldText(text, name, entry[name], players, blocks);
+    if (kind !== "arg") raw[name] = entry[name] === undefined || entry[name] === null ? "" : entry[name];
+  }
+  return formatMessage(template, args, text.language || "en", raw);
 }
 
 export function isHidden(text, entry) {
