@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from babel import Locale
 
-from echoridge_client import logtext
+from echoridge_client import errortext, logtext
 from echoridge_client.i18n import MessageError, arguments, english_plural, format_message
 from echoridge_client.logtext import FSI, PDI, render, seat_names
 from echoridge_protocol.codes import ALL_CODES
@@ -41,7 +41,7 @@ def log_messages(lang: str) -> dict[str, str]:
 @pytest.mark.parametrize("kind", ["terminal", "logtext"])
 def test_every_key_is_in_both_languages_with_the_same_arguments(kind: str) -> None:
     if kind == "terminal":
-        en, es = i18n.catalogue("en"), load(TERMINAL / "locales/es.json")
+        en, es = i18n.catalogue("en"), i18n.catalogue("es")  # with the SDK's error sentences
     else:
         en, es = log_messages("en"), log_messages("es")
     assert sorted(set(en) - set(es)) == [], "keys missing in Spanish"
@@ -55,6 +55,19 @@ def test_every_error_code_has_a_sentence_in_both_languages() -> None:
         words = i18n.catalogue(lang)
         missing = [c for c in ALL_CODES if f"error.{c}" not in words]
         assert missing == [], (lang, missing)
+        assert errortext.sentences(lang).keys() == ALL_CODES.keys()  # (and no code not in it)
+        for code, sentence in errortext.sentences(lang).items():
+            assert arguments(sentence) == {}, code
+            assert format_message(sentence) == words[f"error.{code}"].replace("''", "'"), code
+    assert errortext.sentences("en") == ALL_CODES  # English is the registry, copied nowhere
+
+
+def test_the_error_sentences_are_in_one_file_only() -> None:
+    """The shared Spanish sentences (the SDK's errors.es.json, which the browser fetches too)
+    are not repeated in the terminal's catalogue."""
+    for lang in i18n.LANGUAGES:
+        own = load(TERMINAL / f"locales/{lang}.json")
+        assert [k for k in own if k.startswith("error.") and k != "error.unknown"] == []
 
 
 VECTORS = json.loads(

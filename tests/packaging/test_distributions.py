@@ -177,7 +177,8 @@ print(json.dumps({
     "absent": [m for m in sys.argv[1:] if importlib.util.find_spec(m) is None],
     "files": [m.__file__ for m in (echoridge_client, echoridge_protocol, echoridge_rules)],
     "data": [importlib.resources.files(p).joinpath(f).is_file() for p, f in (
-        ("echoridge_client", "logtext.en.json"), ("echoridge_protocol", "py.typed"),
+        ("echoridge_client", "logtext.en.json"), ("echoridge_client", "errors.es.json"),
+        ("echoridge_protocol", "py.typed"),
         ("echoridge_rules", "py.typed"))],
     "version": echoridge_protocol.__version__,
 }))
@@ -207,7 +208,7 @@ def test_the_sdk_alone_plays_a_whole_game(
     checked = json.loads(run(python, "-I", "-c", CHECK, *ABSENT, cwd=tmp_path))
     assert checked["absent"] == ABSENT  # none of the server's packages is importable
     assert all(f.startswith(str(venv)) for f in checked["files"]), checked["files"]
-    assert checked["data"] == [True, True, True]
+    assert checked["data"] == [True, True, True, True]
     assert checked["version"] == __version__
 
     server = start_server(redis_server.url, tmp_path / "server.log", "--bot-delay", "0")

@@ -1,13 +1,19 @@
 """The browser client's languages (clients/web/js/i18n.js, clients/web/locales/): the language
-comes from ``navigator.languages`` and the header's switch is remembered across reloads."""
+comes from ``navigator.languages`` and the header's switch is remembered across reloads; the
+error codes' sentences come from the server (/errors.<lang>.json: English is the protocol's
+registry, Spanish the SDK's errors.es.json that the terminal client reads too)."""
 
 from __future__ import annotations
 
+import json
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from echoridge_client import errortext
+from echoridge_protocol.codes import ALL_CODES
 from tests.e2e.conftest import ServerProcess
 from tests.web.conftest import base_url
 
@@ -54,3 +60,16 @@ def test_the_language_comes_from_the_browser_and_the_switch_is_remembered(
     mexican = context("es-MX").new_page()
     mexican.goto(base_url(module_server) + "/#/leaderboard")
     mexican.wait_for_function("() => document.title === 'Echo Ridge — clasificación'")
+
+
+def test_the_server_publishes_the_error_sentences(module_server: ServerProcess) -> None:
+    def get(path: str) -> dict[str, Any]:
+        with urllib.request.urlopen(base_url(module_server) + path, timeout=10) as reply:
+            assert reply.headers["Content-Type"].startswith("application/json")
+            return dict(json.load(reply))
+
+    assert get("/errors.en.json") == {"language": "en", "errors": ALL_CODES}
+    spanish = get("/errors.es.json")
+    assert spanish == {"language": "es", "errors": errortext.sentences("es")}
+    assert spanish["errors"].keys() == ALL_CODES.keys()
+    assert spanish["errors"]["table/full"] == "Todas las plazas de esa mesa están ocupadas."

@@ -7,7 +7,8 @@ always one key (never translated fragments joined: tests/clients/test_i18n.py ch
 language is set once at startup (``set_language``): ``--lang``, else the locale's
 (``LC_ALL``, ``LC_MESSAGES``, ``LANG``: ``es_ES.UTF-8`` is Spanish), else English.  Plural
 categories come from Babel's CLDR rules.  ``error_words(code)`` words an error code from the
-catalogue (``error.<code>``), never from the server's English ``message``.
+catalogue (``error.<code>``: the SDK's ``errortext``, one copy of each language's sentences
+for both clients), never from the server's English ``message``.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from babel.lists import format_list
 from textual.binding import Binding
 from textual.dom import DOMNode
 
+from echoridge_client import errortext
 from echoridge_client.i18n import PluralRule, format_message, set_plural_rule
 from echoridge_client.logtext import isolate
-from echoridge_protocol.codes import ALL_CODES
 
 LANGUAGES = ("en", "es")
 DEFAULT = "en"
@@ -49,13 +50,13 @@ def from_locale(env: Mapping[str, str] | None = None) -> str:
 
 @cache
 def catalogue(lang: str) -> dict[str, str]:
-    """``locales/<lang>.json``: key -> message.  English's ``error.<code>`` sentences are the
-    protocol's own registry (``echoridge_protocol.codes``: one copy), which no file repeats."""
+    """``locales/<lang>.json``: key -> message, and ``error.<code>`` for each error code: the
+    SDK's sentences (``echoridge_client.errortext``: English is the protocol's registry, Spanish
+    the ``errors.es.json`` the browser client reads too), which no file here repeats."""
     source = resources.files("echoridge_terminal").joinpath("locales", f"{lang}.json")
     data = json.loads(source.read_text(encoding="utf-8"))
     words = {str(k): str(v) for k, v in data.items() if not k.startswith("_")}
-    if lang == DEFAULT:
-        words |= {f"error.{code}": sentence for code, sentence in ALL_CODES.items()}
+    words |= {f"error.{code}": sentence for code, sentence in errortext.sentences(lang).items()}
     return words
 
 

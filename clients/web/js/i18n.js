@@ -5,6 +5,10 @@
 // A sentence is one message (never joined from translated fragments); players' names are
 // arguments shown as text nodes, isolated (<bdi>) where they sit inside a sentence.
 //
+// Error codes are worded by errorText(code): the sentences the server publishes at
+// /errors.<lang>.json (English: the protocol's code registry; Spanish: the SDK's errors.es.json,
+// which the terminal client reads too), never the server's English `message` or `detail`.
+//
 // The language: localStorage "echoridge.lang" when set (the header's switch), else the first
 // of navigator.languages this client speaks ("es-MX" -> es), else English.
 
@@ -51,14 +55,15 @@ export async function loadLanguage() {
   const preferred = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
   current = pickLanguage(stored(), preferred);
   document.documentElement.lang = current;
-  const parts = await Promise.all(
-    PARTS.map((part) =>
-      fetchJSON(`/locales/${current}/${part}.json`).catch((err) => {
-        console.error(`i18n: ${err.message}`);
-        return {};
-      }),
-    ),
-  );
+  const fetched = (url) =>
+    fetchJSON(url).catch((err) => {
+      console.error(`i18n: ${err.message}`);
+      return {};
+    });
+  const [errors, ...parts] = await Promise.all([
+    fetched(`/errors.${current}.json`),
+    ...PARTS.map((part) => fetched(`/locales/${current}/${part}.json`)),
+  ]);
   const merged = new Map();
   parts.forEach((catalogue, i) => {
     for (const [key, message] of Object.entries(catalogue)) {
@@ -67,6 +72,7 @@ export async function loadLanguage() {
       else merged.set(key, message);
     }
   });
+  for (const [code, sentence] of Object.entries(errors.errors || {})) merged.set(`error.${code}`, sentence);
   messages = merged;
   log = await loadLogText(`/logtext.${current}.json`).catch((err) => {
     console.error(`i18n: ${err.message}`);
@@ -91,9 +97,15 @@ export function t(key, args = {}) {
   }
 }
 
-// Whether the current language has a message for `key` (e.g. an error code's sentence).
+// Whether the current language has a message for `key`.
 export function has(key) {
   return messages.has(key);
+}
+
+// An error code (an error frame's or a refusal's `code`) in words: its sentence, else a sentence
+// naming the code.
+export function errorText(code) {
+  return messages.has(`error.${code}`) ? t(`error.${code}`) : t("error.unknown", { code: String(code) });
 }
 
 // "en" | "es".

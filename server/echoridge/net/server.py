@@ -46,6 +46,7 @@ from echoridge.net.published import (
 from echoridge.net.session import Session, peer_of
 from echoridge.tables import Node
 from echoridge.tables.quota import Requester
+from echoridge_client import errortext
 from echoridge_protocol import messages as m
 
 log = get_logger("echoridge.net")
@@ -266,6 +267,11 @@ class GameServer:
             response = _respond(connection, log_text(language), "application/json")
             response.headers["Cache-Control"] = "no-cache"
             return response
+        language = ERROR_TEXT_PATHS.get(path)
+        if language is not None:  # the error codes' sentences (English: the code registry)
+            response = _respond(connection, errortext.published(language), "application/json")
+            response.headers["Cache-Control"] = "no-cache"
+            return response
         if self.web.root is None and path == "/":
             return _page(connection)
         if path.startswith(SDK_PREFIX):
@@ -329,6 +335,10 @@ class GameServer:
 
 LOG_TEXT_PATH = "/logtext.en.json"
 LOG_TEXT_PATHS = {LOG_TEXT_PATH: "en", "/logtext.es.json": "es"}  # path -> language
+# The error codes' sentences per language (echoridge_client.errortext: English from the
+# protocol's registry, made on request so that no file repeats it; Spanish from the SDK's
+# errors.es.json, which the terminal client reads too).
+ERROR_TEXT_PATHS = {f"/errors.{lang}.json": lang for lang in errortext.LANGUAGES}
 
 
 @functools.cache
