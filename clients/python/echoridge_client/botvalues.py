@@ -43,11 +43,18 @@ class Values:
     slots: list[Any]
     evidence: dict[str, dict[str, Any]]
     coop: dict[str, Any] | None
+    _memo: dict[Any, Any]  # (greedy.Turn's) the estimates below that are constant in a decision
 
     def can_book_after_hold(self, block: Block) -> bool:  # greedy.Turn's
         raise NotImplementedError
 
     def badge(self) -> float:
+        known = self._memo.get("badge")
+        if known is None:
+            known = self._memo["badge"] = self._badge()
+        return float(known)
+
+    def _badge(self) -> float:
         level = int(self.me.get("badge", 0))
         if level >= 10:
             return 0.0
@@ -67,6 +74,13 @@ class Values:
 
     def clue(self, evidence: str) -> float:
         """A clue of that evidence, collected by this seat."""
+        key = ("clue", evidence)
+        known = self._memo.get(key)
+        if known is None:
+            known = self._memo[key] = self._clue(evidence)
+        return float(known)
+
+    def _clue(self, evidence: str) -> float:
         e = self.evidence.get(evidence)
         if e is None or e.get("holder") is not None:
             return 0.0

@@ -68,6 +68,10 @@ class Turn(Values):
         self.evidence = {
             str(e.get("evidence")): e for e in view.get("evidence") or () if isinstance(e, dict)
         }
+        # memos of this decision's constant estimates (see ``Values``): the same results, once
+        self._memo: dict[Any, Any] = {}
+        self._at: dict[tuple[Block, bool], list[tuple[float, int]]] = {}
+        self._surcharges: tuple[dict[Block, int], dict[int, int]] | None = None
 
     # --- dispatch -------------------------------------------------------------------------------
 
@@ -260,18 +264,23 @@ class Turn(Values):
 
     def drive_hours(self, path: list[Block]) -> int:
         """Base hours plus event surcharges (rules.md §4.3)."""
-        token_blocks: dict[Block, int] = {}
-        rows: dict[int, int] = {}
-        for slot in self.slots:
-            if not slot:
-                continue
-            card = slot.get("card")
-            for t in slot.get("tokens") or ():
-                b = as_block(t)
-                if card in SURCHARGE_TOKEN_EVENTS:
-                    token_blocks[b] = token_blocks.get(b, 0) + 1
-                if card in SURCHARGE_ROW_EVENTS:
-                    rows[b[1]] = rows.get(b[1], 0) + 1
+        if self._surcharges is None:
+            token_blocks: dict[Block, int] = {}
+            rows: dict[int, int] = {}
+            for slot in self.slots:
+                if not slot:
+                    continue
+                card = slot.get("card")
+                for t in slot.get("tokens") or ():
+                    b = as_block(t)
+                    if card in SURCHARGE_TOKEN_EVENTS:
+                        token_blocks[b] = token_blocks.get(b, 0) + 1
+                    if card in SURCHARGE_ROW_EVENTS:
+                        rows[b[1]] = rows.get(b[1], 0) + 1
+            self._surcharges = (token_blocks, rows)
+        token_blocks, rows = self._surcharges
+        if not token_blocks and not rows:
+            return len(path)
         return sum(1 + token_blocks.get(b, 0) + rows.get(b[1], 0) for b in path)
 
     def best_at(
@@ -280,8 +289,12 @@ class Turn(Values):
         """The best (value, hours) of an action predicted possible on ``block``."""
         left = self.cap - self.space - self.spent - drive
         best = (0.0, 1)
-        for c in self.predicted(block, night):
-            value, hours = self.value(c, block)
+        at = self._at.get((block, night))
+        if at is None:  # the values do not depend on the drive: once per block and time
+            at = self._at[(block, night)] = [
+                self.value(c, block) for c in self.predicted(block, night)
+            ]
+        for value, hours in at:
             if not ignore_cap and hours > left:
                 continue
             if value / max(hours, 1) > best[0] / max(best[1], 1):

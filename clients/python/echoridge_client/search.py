@@ -52,7 +52,6 @@ DEFAULT_BUDGET = 0.5  # seconds of wall time per decision the strong bot may sea
 WIDTH = 6  # candidate commands the search compares besides the greedy pick
 CONFIDENCE = 2.0  # standard errors a gain over the greedy pick must clear
 MIN_SAMPLES = 4  # samples before a candidate may replace the greedy pick
-MAX_STEPS = 400  # commands simulated after a candidate, at most (a whole game is ~170)
 SEARCHED_PHASES = ("w1", "w2")  # turn phases in which the search chooses the action
 
 Sampler = Callable[[View, random.Random], Any]
@@ -214,34 +213,12 @@ def searchable(view: View) -> bool:
 
 def simulate(state: Any, seat: int, command: Any, luck: bytes) -> float:
     """Play ``command`` on a sampled ``state``, then the rest of the game with greedy policies
-    for every seat, and score the end for ``seat``.  ``luck`` seeds the dice and the answers."""
-    from echoridge_rules import Rng, Seat, Status, ViewCache, decide, evolve, view
-    from echoridge_rules.errors import RuleViolation
-    from echoridge_rules.serial import load
+    for every seat (``rollout.rollout``), and score the end for ``seat``.  ``luck`` seeds the
+    dice and the policies."""
+    from echoridge_client.rollout import rollout
 
-    rng = Rng(luck, "search")
-    chooser = random.Random(luck)
-    cache = ViewCache()
-    try:
-        for event in decide(state, command, rng):
-            state = evolve(state, event)
-    except RuleViolation:
-        return -1.0
-    for _ in range(MAX_STEPS):
-        if state.status is not Status.PLAYING:
-            break  # the game's end: every officer accuses now
-        actor = state.pending[0].seat if state.pending else state.turn.seat
-        seen = view(state, Seat(actor), cache)
-        legal = seen["you"]["legal"]
-        if not legal:
-            break
-        pick = GreedyPolicy(chooser.getrandbits(32)).choose(seen, legal)
-        try:
-            for event in decide(state, load(pick), rng):
-                state = evolve(state, event)
-        except RuleViolation:
-            break
-    return evaluate(state, seat)
+    end = rollout(state, command, luck)
+    return -1.0 if end is None else evaluate(end, seat)
 
 
 # --- evaluation ---------------------------------------------------------------------------------
