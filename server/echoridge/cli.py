@@ -308,14 +308,6 @@ def main(argv: list[str] | None = None) -> int:
     wat = sub.add_parser("watch", help="watch a table in the terminal as a spectator")
     wat.add_argument("url", metavar="URL", help="the server, ws://HOST:PORT/ws")
     wat.add_argument("table", metavar="TABLE", help="the table id")
-    for terminal in (ply, wat):
-        terminal.add_argument(
-            "--lang",
-            choices=("en", "es"),
-            default=None,
-            help="the terminal client's language (default: the locale's, LC_ALL / LC_MESSAGES "
-            "/ LANG, else English)",
-        )
     rep = sub.add_parser(
         "replay",
         help="replay a finished game in the terminal, version by version, as a seat, a "
@@ -345,6 +337,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="V",
         help="open at version V (0: before the start; default 0)",
     )
+    for terminal in (ply, wat, rep):
+        terminal.add_argument(
+            "--lang",
+            choices=("en", "es"),
+            default=None,
+            help="the terminal client's language (default: the locale's, LC_ALL / LC_MESSAGES "
+            "/ LANG, else English)",
+        )
 
     bots = sub.add_parser("bots", help="play games with remote bots over the network and report")
     bots.add_argument("url", metavar="URL", help="the server, ws://HOST:PORT/ws")
@@ -518,7 +518,9 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.version is not None and args.version < 0:
             parser.error("--version: a version is 0 or more")
-        return replay_game(args.url, args.table, args.seat, args.everyone, args.version)
+        return replay_game(
+            args.url, args.table, args.seat, args.everyone, args.version, lang=args.lang
+        )
     if args.command in ("play", "watch"):
         from echoridge_terminal import play, watch
 

@@ -1,6 +1,6 @@
 """The terminal client in Spanish (``--lang es``) against a real server: the lobby, the
-waiting room with a bot, and a whole game played through the menu to the result screen,
-worded in Spanish, with SVG screenshots saved in ``screenshots/``."""
+waiting room with a bot, "How to play" (``?``), and a whole game played through the menu to the
+result screen, worded in Spanish, with SVG screenshots saved in ``screenshots/``."""
 
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ import pytest
 from echoridge_terminal import EchoRidgeApp
 from echoridge_terminal.data import suspect_name
 from echoridge_terminal.game import GameScreen
+from echoridge_terminal.help import HelpScreen
 from echoridge_terminal.result import ResultScreen, why
 from echoridge_terminal.screens import LobbyScreen
 from echoridge_terminal.waiting import WaitingScreen
 from tests.clients.test_tui import SIZE, text_of, until
-from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
+from tests.e2e.conftest import ServerProcess, http_get, servers  # noqa: F401
 
 SHOTS = Path(__file__).resolve().parents[2] / "screenshots"
 
@@ -71,6 +72,29 @@ async def test_a_whole_game_in_spanish_to_the_result(server: ServerProcess) -> N
         assert f"Eres {me}" in you and "Mano de Fuerza" in you and "Posibles asesinos" in you
         keys = {b.binding.description for b in game.active_bindings.values()}
         assert "Menú" in keys and "Cómo se juega" in keys
+
+        await pilot.press("question_mark")  # How to play, in Spanish, and the rules it names
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "How to play")
+        await pilot.pause(0.1)
+        words = text_of(app.screen, "#help")
+        heads = ("CÓMO SE JUEGA A ECHO RIDGE", "El objetivo", "Un turno", "Las acciones",
+                 "Pedir refuerzos", "La partida cooperativa", "El tablero", "* Comisaría *",
+                 "Relojes, ausencias y traspaso", "Teclas", "Las reglas completas")  # fmt: skip
+        for said in heads:
+            assert said in words, said
+        for english in ("The goal", "A turn", "Keys", " the ", " your "):
+            assert english not in words, english
+        assert "/protocol/rules.es.md" in words
+        status, rules = await http_get(server, "/protocol/rules.es.md")
+        assert status == 200 and rules.startswith("# Echo Ridge — Cómo se juega")
+        help_keys = {b.binding.description for b in app.screen.active_bindings.values()}
+        assert "Volver" in help_keys and "Salir" in help_keys
+        app.save_screenshot(path=str(SHOTS), filename="tui-es-help.svg")
+        app.screen.query_one("#help-box").scroll_end(animate=False)  # the board's glyphs, keys
+        await pilot.pause(0.1)
+        app.save_screenshot(path=str(SHOTS), filename="tui-es-help-end.svg")
+        await pilot.press("escape")
+        assert app.screen is game
 
         prompts: list[str] = []
         entries: list[str] = []

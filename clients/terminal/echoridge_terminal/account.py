@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 from echoridge_client.errors import ClientError, Refused
 from echoridge_terminal import signin
 from echoridge_terminal.context import Context
+from echoridge_terminal.i18n import isolate, t
 
 
 def expiry_words(expires_ms: int, now: float | None = None) -> str:
@@ -29,13 +30,20 @@ def expiry_words(expires_ms: int, now: float | None = None) -> str:
     now = time.time() if now is None else now
     at = time.strftime("%H:%M", time.localtime(expires_ms / 1000))
     minutes = max(0, round((expires_ms / 1000 - now) / 60))
-    return f"{at} (in {minutes} minute{'s' if minutes != 1 else ''})"
+    return t("account.expires", at=at, n=minutes)
+
+
+def stylize(text: Text, part: str, style: str) -> None:
+    """Style the first ``part`` of ``text`` (a value inside a translated sentence)."""
+    at = text.plain.find(part) if part else -1
+    if at >= 0:
+        text.stylize(style, at, at + len(part))
 
 
 class AccountScreen(ModalScreen[None]):
     """The player's identity: rename, transfer code, blocked players."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", t("key.back"))]
 
     def __init__(self, ctx: Context) -> None:
         super().__init__()
@@ -46,16 +54,17 @@ class AccountScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="account"):
             yield Static(id="account-who")
-            yield Label("A new name (the games you played keep the old one)")
+            yield Label(t("account.rename.label"))
             with Horizontal(classes="row"):
-                yield Input(placeholder="new name", max_length=32, id="rename")
-                yield Button("Rename", id="do-rename")
-            yield Label("Play as yourself on another device")
-            yield Button("Show a transfer code", id="transfer")
+                yield Input(placeholder=t("account.rename.placeholder"), max_length=32,
+                            id="rename")  # fmt: skip
+                yield Button(t("account.rename"), id="do-rename")
+            yield Label(t("account.device"))
+            yield Button(t("account.transfer"), id="transfer")
             yield Static(id="transfer-code")
-            yield Label("Players you block (their chat is hidden, their tables marked)")
+            yield Label(t("account.blocked"))
             yield OptionList(id="blocked-list")
-            yield Button("Unblock the chosen player", id="unblock")
+            yield Button(t("account.unblock"), id="unblock")
             yield Static(id="account-said")
         yield Footer()
 
@@ -66,18 +75,18 @@ class AccountScreen(ModalScreen[None]):
 
     def _who(self) -> None:
         me = self.ctx.me
-        out = Text("You are ")
-        out.append(me.handle if me else "nobody", style="bold")
-        out.append(f" on {self.ctx.url}")
+        handle = isolate(me.handle) if me else ""
+        out = Text(t("account.who", known="yes" if me else "no", name=handle, url=self.ctx.url))
+        stylize(out, handle, "bold")
         if me is not None:
-            out.append(f"  (player id {me.id})", style="dim")
+            out.append(t("account.id", id=me.id), style="dim")
         self.query_one("#account-who", Static).update(out)
 
     def _list(self) -> None:
         widget = self.query_one("#blocked-list", OptionList)
         widget.clear_options()
         if not self.ctx.blocked:
-            widget.add_option(Option(Text("(nobody)", style="dim"), disabled=True))
+            widget.add_option(Option(Text(t("account.nobody"), style="dim"), disabled=True))
         for ident, handle in sorted(self.ctx.blocked.items(), key=lambda kv: kv[1].casefold()):
             widget.add_option(Option(Text(handle), id=ident))
 
@@ -91,7 +100,7 @@ class AccountScreen(ModalScreen[None]):
     def _rename_pressed(self) -> None:
         name = self.query_one("#rename", Input).value.strip()
         if not name:
-            self.say("Type the new name first.", error=True)
+            self.say(t("account.type_name"), error=True)
             return
         self.run_worker(self._rename(name), group="account", exclusive=True)
 
@@ -105,13 +114,13 @@ class AccountScreen(ModalScreen[None]):
             self.say(signin.refused_words(exc, name), error=True)
             return
         except (ClientError, TimeoutError) as exc:
-            self.say(f"Not renamed: {exc}", error=True)
+            self.say(t("account.not_renamed", problem=str(exc)), error=True)
             return
         signin.keep(self.ctx, lobby)
         self.ctx.name = reply.identity.handle
         self.query_one("#rename", Input).value = ""
         self._who()
-        self.say(f"You are {reply.identity.handle} from now on.")
+        self.say(t("account.renamed", name=isolate(reply.identity.handle)))
 
     @on(Button.Pressed, "#transfer")
     def _transfer_pressed(self) -> None:
@@ -127,13 +136,14 @@ class AccountScreen(ModalScreen[None]):
             self.say(signin.refused_words(exc), error=True)
             return
         except (ClientError, TimeoutError) as exc:
-            self.say(f"No transfer code: {exc}", error=True)
+            self.say(t("account.no_code", problem=str(exc)), error=True)
             return
-        out = Text("Transfer code: ")
-        out.append(reply.transfer_code, style="bold reverse")
-        out.append("\nOn the other device, run:\n  ")
-        out.append(f"echo-ridge play {self.ctx.url} --claim {reply.transfer_code}", style="bold")
-        out.append(f"\nIt works once, until {expiry_words(reply.expires)}.")
+        code = reply.transfer_code
+        command = f"echo-ridge play {self.ctx.url} --claim {code}"
+        out = Text(t("account.code", code=code, command=command,
+                     until=expiry_words(reply.expires)))  # fmt: skip
+        stylize(out, code, "bold reverse")
+        stylize(out, command, "bold")
         self.code_text = out.plain
         self.query_one("#transfer-code", Static).update(out)
         self.say("")
@@ -144,7 +154,7 @@ class AccountScreen(ModalScreen[None]):
         index = widget.highlighted
         option = widget.get_option_at_index(index) if index is not None else None
         if option is None or option.id is None:
-            self.say("Choose a player in the list first.", error=True)
+            self.say(t("account.choose"), error=True)
             return
         self.run_worker(self._unblock(option.id), group="account", exclusive=True)
 
@@ -152,18 +162,18 @@ class AccountScreen(ModalScreen[None]):
         lobby = self.ctx.lobby
         if lobby is None:
             return
-        handle = self.ctx.blocked.get(ident, "that player")
+        handle = self.ctx.blocked.get(ident) or t("account.that_player")
         try:
             result = await lobby.unblock(ident)
         except Refused as exc:
             self.say(signin.refused_words(exc), error=True)
             return
         except (ClientError, TimeoutError) as exc:
-            self.say(f"Not unblocked: {exc}", error=True)
+            self.say(t("account.not_unblocked", problem=str(exc)), error=True)
             return
         if result.outcome != "accepted":
             self.say(signin.code_words(result.code or ""), error=True)
             return
         self.ctx.blocked.pop(ident, None)
         self._list()
-        self.say(f"{handle} is no longer blocked.")
+        self.say(t("players.unblocked", name=isolate(handle)))

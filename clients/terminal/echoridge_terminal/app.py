@@ -177,6 +177,9 @@ def replay(
     seat: int | None = None,
     everyone: bool = False,
     version: int | None = None,
+    lang: str | None = None,
 ) -> int:
-    EchoRidgeApp(url, replay=table, seat=seat, everyone=everyone, version=version).run()
+    EchoRidgeApp(
+        url, replay=table, seat=seat, everyone=everyone, version=version, lang=lang
+    ).run()
     return 0

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from echoridge_terminal.describe import my_seat
+from echoridge_terminal.i18n import t
 from echoridge_terminal.lastmove import NEWS_STYLE, LastMove
 from echoridge_terminal.render import (
     MOBSTER_LETTERS,
@@ -27,6 +28,7 @@ from echoridge_terminal.render import (
 
 View = dict[str, Any]
 CELL = 15
+LABEL = 6  # the rows' labels ("row 1", "fila 1")
 MARK = "»"
 
 
@@ -48,7 +50,7 @@ def _clue(clue: dict[str, Any], block: Any, checked: Checked) -> Text:
 
 
 def _name(b: dict[str, Any], highlight: str | None) -> Text:
-    name = "* HQ *" if b.get("hq") else str(b.get("name") or "")
+    name = t("city.hq") if b.get("hq") else str(b.get("name") or "")
     if highlight is None:
         return Text(name[:CELL], style="bold underline" if b.get("hq") else "bold")
     return Text(f"{MARK}{name}"[:CELL].ljust(CELL), style=highlight)
@@ -68,18 +70,18 @@ def _cell(
         out.append_text(_clue(b["clue"], b["block"], checked))
         out.append(" ")
     if b.get("hq") and holding:
-        out.append("hold ")
+        out.append(t("city.holding"))
         for colour in holding:
             out.append(MOBSTER_LETTERS.get(colour, "?"), style=MOBSTER_STYLES.get(colour, ""))
         out.append(" ")
     for slot in b.get("events") or ():
-        out.append(f"ev{slot}", style="bold white on dark_red")
+        out.append(t("city.event_token", slot=slot), style="bold white on dark_red")
         out.append(" ")
     out.rstrip()
     out.append("\n")
     cars = b.get("cars") or []
     if cars:
-        out.append("car ")
+        out.append(t("city.cars"))
         for seat in cars:
             style = seat_style(seat) + (" reverse" if seat == me else "")
             out.append(str(seat + 1), style=style)
@@ -103,19 +105,19 @@ def city(view: View, checked: Checked, last: LastMove | None = None) -> Renderab
     c = view.get("city") or {}
     blocks = c.get("blocks") or []
     if len(blocks) != 25:
-        return Text("(no city yet: the game has not started)", style="dim")
+        return Text(t("city.none"), style="dim")
     informants = set(c.get("informants") or ())
     witnesses = set(c.get("witnesses") or ())
     holding = list(c.get("holding_tokens") or ())
     me = my_seat(view)
     table = Table(show_lines=True, padding=(0, 0))
-    table.add_column("", width=5)
+    table.add_column("", width=LABEL)
     for col in range(1, 6):
-        head = Text(f"col {col} ")
+        head = Text(t("city.column", n=col))
         head.append("W" if col in witnesses else " ", style="bold white on dark_green")
         table.add_column(head, width=CELL, no_wrap=True)
     for row in range(1, 6):
-        label = Text(f"row {row}\n")
+        label = Text(t("city.row", n=row) + "\n")
         if row in informants:
             label.append(" I ", style="bold white on purple4")
         cells = []
@@ -127,17 +129,30 @@ def city(view: View, checked: Checked, last: LastMove | None = None) -> Renderab
 
 
 def legend(last: LastMove | None = None) -> Text:
-    out = Text.assemble(
-        ("R", MOBSTER_STYLES["red"]), ("B", MOBSTER_STYLES["blue"]), ("G", MOBSTER_STYLES["gray"]),
-        " mobsters  ", ("S?", "bold white on grey30"), " Search / ", ("K?", "bold white on grey30"),
-        " Stakeout token (face down; ", ("S+", "bold black on gold1"), " known)  ",
-        ("I", "bold white on purple4"), " Informant  ", ("W", "bold white on dark_green"),
-        " Witness  ", ("ev1", "bold white on dark_red"), " event token of slot 1  car 2: P2's car",
-    )  # fmt: skip
+    """What the glyphs mean: each glyph, then its meaning (one message each)."""
+    items: list[tuple[tuple[tuple[str, str], ...], str]] = [
+        ((("R", MOBSTER_STYLES["red"]), ("B", MOBSTER_STYLES["blue"]),
+          ("G", MOBSTER_STYLES["gray"])), "mobsters"),
+        ((("S?", "bold white on grey30"), (" ", ""), ("K?", "bold white on grey30")), "face_down"),
+        ((("S+", "bold black on gold1"), (" ", ""), ("K3", "bold black on gold1")), "known"),
+        ((("I", "bold white on purple4"),), "informant"),
+        ((("W", "bold white on dark_green"),), "witness"),
+        (((t("city.event_token", slot=1), "bold white on dark_red"),), "event"),
+    ]  # fmt: skip
+    out = Text()
+    for glyph, meaning in items:
+        out.append_text(Text.assemble(*glyph))
+        out.append(" ")
+        out.append(t(f"city.legend.{meaning}"))
+        out.append("  ")
+    out.append(t("city.legend.car"))
     if last is not None and (last.acted or last.brought):
         out.append("\n")
         out.append(MARK, style=moved_style(last.seat))
-        out.append(" last move: where the car went and acted  ")
+        out.append(" ")
+        out.append(t("city.legend.last"))
+        out.append("  ")
         out.append(MARK, style=NEWS_STYLE)
-        out.append(" new: a mobster or an event token")
+        out.append(" ")
+        out.append(t("city.legend.new"))
     return out

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from echoridge_client.lobby import Lobby
 from echoridge_client.session import TableSession
 from echoridge_protocol import messages as m
+from echoridge_terminal.i18n import t
 from echoridge_terminal.idstore import IdentityStore
 
 
@@ -20,26 +21,22 @@ def rating_words(rating: m.Rating | None) -> str:
     return f"{rating.rating}?" if rating.provisional else str(rating.rating)
 
 
-# The server bots' levels (add_bot ``kind``, ``players[].bot``), in the order offered: the kind,
-# its word and what it means to a new player.
-BOT_LEVELS = (
-    ("easy", "Easy", "plays loosely"),
-    ("normal", "Normal", "plays to win"),
-    ("strong", "Strong", "thinks ahead (slower)"),
-)
-
-
 def bot_level(kind: str) -> str:
     """A bot's level in one word: ``greedy`` is the old name of ``normal``; ``random`` (uniform
     moves, for tests) stays ``random``."""
     return "normal" if kind == "greedy" else kind
 
 
+def bot_name(name: str, kind: str) -> str:
+    """A server bot's name with its level: ``Strong 2 (strong bot)``."""
+    return t("player.bot", name=name, level=bot_level(kind))
+
+
 def player_name(p: m.SeatInfo) -> str:
     """A seat's player: the name, a bot's level (``Strong 2 (strong bot)``), a signed-in
     player's rating (``Ada 1012?``)."""
     if p.bot:
-        return f"{p.name} ({bot_level(p.bot)} bot)"
+        return bot_name(p.name, p.bot)
     rating = rating_words(p.rating)
     return f"{p.name} {rating}" if rating else p.name
 
@@ -49,7 +46,7 @@ MODE_WORDS = {"competitive": "competitive", "solo": "solo", "cooperative": "co-o
 
 def mode_words(mode: str | None, seats: int | None = None) -> str:
     """A table's game in a word: ``co-op``, ``competitive`` or ``solo`` (a listing without a
-    mode: competitive, solo with one seat)."""
+    mode: competitive, solo with one seat), the key of its ``mode.*`` message."""
     if mode is None:
         return "solo" if seats == 1 else "competitive"
     return MODE_WORDS.get(mode, mode)
@@ -60,7 +57,7 @@ def default_name() -> str:
         name = getpass.getuser()
     except Exception:
         name = ""
-    return (name or "Officer")[:32]
+    return (name or t("player.default_name"))[:32]
 
 
 @dataclass

@@ -5,9 +5,9 @@ the key is not offered).
 The dialog lists the table's other signed-in players (the seats with an identity: the table's
 listing, else the finished game's record); for the one chosen, Block or Unblock (their chat is
 hidden, from every session of this app, and the lobby marks the tables they sit at), and a
-report: a reason in plain words (``players.REPORT_REASONS``) and what happened, optional, up to
-500 characters, about the version shown.  Answers are worded by their code ("Report sent",
-already reported...), never with the server's text.
+report: a reason in plain words (``players.REPORT_REASONS``, worded ``report.reason.*``) and what
+happened, optional, up to 500 characters, about the version shown.  Answers are worded by their
+code ("Report sent", already reported...), never with the server's text.
 """
 
 from __future__ import annotations
@@ -30,16 +30,8 @@ from echoridge_client.lobby import Lobby
 from echoridge_protocol.players import REPORT_REASONS
 from echoridge_terminal import signin
 from echoridge_terminal.context import Context
+from echoridge_terminal.i18n import isolate, t
 
-#: A report's reasons in the players' words (in ``REPORT_REASONS`` order).
-REASON_WORDS = {
-    "abuse": "Abuse of others (in the chat or otherwise)",
-    "cheating": "Cheating",
-    "spam": "Spam",
-    "name": "An offensive name",
-    "other": "Something else",
-}
-assert tuple(REASON_WORDS) == tuple(REPORT_REASONS)
 MAX_TEXT = 500
 
 
@@ -74,7 +66,9 @@ class PlayersDialog(ModalScreen[None]):
     """Choose another signed-in player of ``table``, then block, unblock or report them (as of
     ``version()``); ``on_blocked`` is told after a block or unblock."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", t("report.key.close"))
+    ]
 
     def __init__(
         self,
@@ -90,24 +84,24 @@ class PlayersDialog(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="players-dialog"):
-            yield Static(Text(f"Report or block a player of table {self.table}", style="bold"))
+            yield Static(Text(t("report.title", table=self.table), style="bold"))
             yield OptionList(id="people")
             with Horizontal(classes="row"):
-                yield Button("Block", id="block", variant="warning")
-            yield Label("Report to the server's operators: why?")
+                yield Button(t("report.block"), id="block", variant="warning")
+            yield Label(t("report.why"))
             with RadioSet(id="reason"):
                 for reason in REPORT_REASONS:
-                    yield RadioButton(REASON_WORDS[reason], value=reason == "abuse",
+                    yield RadioButton(t(f"report.reason.{reason}"), value=reason == "abuse",
                                       id=f"reason-{reason}")  # fmt: skip
-            yield Input(placeholder=f"What happened (optional, at most {MAX_TEXT} characters)",
+            yield Input(placeholder=t("report.placeholder", n=MAX_TEXT),
                         max_length=MAX_TEXT, id="report-text")  # fmt: skip
-            yield Button("Send report", id="send", variant="error")
+            yield Button(t("report.send"), id="send", variant="error")
             yield Static(id="dialog-said")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#people", OptionList).add_option(
-            Option(Text("(looking for the players...)", style="dim"), disabled=True)
+            Option(Text(t("report.looking"), style="dim"), disabled=True)
         )
         self.run_worker(self._load(), group="dialog-load")
 
@@ -119,7 +113,7 @@ class PlayersDialog(ModalScreen[None]):
             people = await signed_in_players(lobby, self.table)
         except (AssertionError, ClientError, TimeoutError) as exc:
             widget.clear_options()
-            widget.add_option(Option(Text(f"(the players could not be fetched: {exc})"),
+            widget.add_option(Option(Text(t("report.fetch_failed", problem=str(exc))),
                                      disabled=True))  # fmt: skip
             return
         self.people = [p for p in people if me is None or p.identity != me.id]
@@ -131,12 +125,11 @@ class PlayersDialog(ModalScreen[None]):
         kept = widget.highlighted
         widget.clear_options()
         if not self.people:
-            words = "(no other player here has an identity: guests and bots cannot be reported)"
-            widget.add_option(Option(Text(words, style="dim"), disabled=True))
+            widget.add_option(Option(Text(t("report.nobody"), style="dim"), disabled=True))
         for p in self.people:
             line = Text(f"{p.name} (P{p.seat + 1})")  # text, never markup
             if p.identity in self.ctx.blocked:
-                line.append("  blocked", style="bold red")
+                line.append(t("report.blocked"), style="bold red")
             widget.add_option(Option(line, id=str(p.seat)))
         if self.people:
             widget.highlighted = kept if kept is not None and kept < len(self.people) else 0
@@ -151,7 +144,7 @@ class PlayersDialog(ModalScreen[None]):
     def _block_label(self) -> None:
         p = self.chosen()
         blocked = p is not None and p.identity in self.ctx.blocked
-        self.query_one("#block", Button).label = "Unblock" if blocked else "Block"
+        self.query_one("#block", Button).label = t("report.unblock" if blocked else "report.block")
 
     @on(OptionList.OptionHighlighted, "#people")
     def _highlighted(self) -> None:
@@ -168,7 +161,7 @@ class PlayersDialog(ModalScreen[None]):
     def _block_pressed(self) -> None:
         p = self.chosen()
         if p is None:
-            self.say("Choose a player first.", error=True)
+            self.say(t("report.choose"), error=True)
             return
         self.run_worker(self._block(p), group="dialog", exclusive=True)
 
@@ -183,18 +176,17 @@ class PlayersDialog(ModalScreen[None]):
         except Refused as exc:
             problem = exc.code
         except (ClientError, TimeoutError) as exc:
-            self.say(f"Not sent: {exc}", error=True)
+            self.say(t("report.not_sent", problem=str(exc)), error=True)
             return
         if problem is not None:
             self.say(signin.refused_words(Refused(problem, "")), error=True)
             return
         if unblock:
             self.ctx.blocked.pop(p.identity, None)
-            self.say(f"{p.name} is no longer blocked.")
+            self.say(t("players.unblocked", name=isolate(p.name)))
         else:
             self.ctx.blocked[p.identity] = p.name
-            self.say(f"{p.name} is blocked: their chat is hidden from you, and the lobby marks "
-                     "the tables where they sit.")  # fmt: skip
+            self.say(t("report.blocked_now", name=isolate(p.name)))
         self._list()
         if self.on_blocked is not None:
             self.on_blocked()
@@ -205,7 +197,7 @@ class PlayersDialog(ModalScreen[None]):
     def _send_pressed(self) -> None:
         p = self.chosen()
         if p is None:
-            self.say("Choose a player first.", error=True)
+            self.say(t("report.choose"), error=True)
             return
         index = self.query_one("#reason", RadioSet).pressed_index
         reason = REPORT_REASONS[index] if 0 <= index < len(REPORT_REASONS) else "other"
@@ -222,12 +214,11 @@ class PlayersDialog(ModalScreen[None]):
         except Refused as exc:
             code = exc.code
         except (ClientError, TimeoutError) as exc:
-            self.say(f"The report was not sent: {exc}", error=True)
+            self.say(t("report.failed", problem=str(exc)), error=True)
             return
         if code is None:
             self.query_one("#report-text", Input).value = ""
-            self.say(f"Report sent: the server's operators will look at what {p.name} did. "
-                     "The other players are not told.")  # fmt: skip
+            self.say(t("report.sent", name=isolate(p.name)))
         else:
             self.say(report_refused(code, p.name), error=True)
 
@@ -235,12 +226,12 @@ class PlayersDialog(ModalScreen[None]):
 def report_refused(code: str, name: str) -> str:
     """A refused report in words, by its code."""
     if code == "identity/already_reported":
-        return f"You have already reported {name} at this table: one report per player and table."
+        return t("report.already", name=isolate(name))
     if code == "identity/not_found":
-        return f"{name} has no identity any more: there is nobody to report."
+        return t("report.gone", name=isolate(name))
     if code == "protocol/bad_field":
-        return "The report was not taken: write plain text (no control characters)."
-    return f"The report was not sent: {signin.refused_words(Refused(code, ''))}"
+        return t("report.bad_text")
+    return t("report.failed", problem=signin.refused_words(Refused(code, "")))
 
 
 def block_sessions(ctx: Context, *sessions: object) -> None:

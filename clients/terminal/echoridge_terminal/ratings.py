@@ -23,12 +23,12 @@ from textual.widgets import DataTable, Footer, Header, Static
 from echoridge_client.errors import ClientError, Refused
 from echoridge_protocol import messages as m
 from echoridge_terminal import signin
-from echoridge_terminal.context import Context, bot_level, mode_words
+from echoridge_terminal.context import Context, bot_name, mode_words
+from echoridge_terminal.i18n import isolate, t
 from echoridge_terminal.replaydata import Viewer
 from echoridge_terminal.replayer import ReplayScreen
 
 PAGE = 50  # players, or games, a page
-PROVISIONAL = "? after a rating: provisional (the player's first games: the server is not sure yet)"
 
 
 def shown(rating: int, provisional: bool) -> str:
@@ -50,11 +50,11 @@ def game_row(game: m.GameRecord, who: str) -> tuple[str, str, Text, str, Text]:
     if mine is None:
         result = Text("-", style="dim")
     elif not game.winners:
-        result = Text("nobody won", style="red")
+        result = Text(t("ratings.nobody_won"), style="red")
     elif mine.seat in game.winners:
-        result = Text("won", style="bold green")
+        result = Text(t("ratings.won"), style="bold green")
     else:
-        result = Text("lost", style="red")
+        result = Text(t("ratings.lost"), style="red")
     rating = ""
     if mine is not None and mine.rating is not None:
         rating = f"{mine.rating} ({change_words(mine.rating_change)})"
@@ -63,22 +63,22 @@ def game_row(game: m.GameRecord, who: str) -> tuple[str, str, Text, str, Text]:
         if n:
             players.append(", ")
         # text, never markup
-        players.append(f"{p.name} ({bot_level(p.bot)} bot)" if p.bot else p.name)
+        players.append(bot_name(p.name, p.bot) if p.bot else p.name)
         if p.rating_change is not None:
             players.append(f" {change_words(p.rating_change)}", style="dim")
         if p.seat in game.winners:
             players.append(" ★", style="bold green")
-    return ended, mode_words(game.mode, game.seats), result, rating, players
+    return ended, t(f"mode.{mode_words(game.mode, game.seats)}"), result, rating, players
 
 
 class LeaderboardScreen(Screen[None]):
     """The competitive ratings, best first."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,b", "app.pop_screen", "Back"),
-        Binding("f6", "more", "More players"),
-        Binding("m", "mine", "My page"),
-        Binding("ctrl+q", "app.quit", "Quit"),
+        Binding("escape,b", "app.pop_screen", t("key.back")),
+        Binding("f6", "more", t("ratings.key.more_players")),
+        Binding("m", "mine", t("lobby.key.my_page")),
+        Binding("ctrl+q", "app.quit", t("key.quit")),
     ]
 
     def __init__(self, ctx: Context) -> None:
@@ -86,18 +86,19 @@ class LeaderboardScreen(Screen[None]):
         self.ctx = ctx
         self.next: str | None = None
         self.handles: dict[str, str] = {}  # identity -> handle, of the rows shown
-        self.sub_title = "leaderboard"
+        self.sub_title = t("ratings.leaderboard")
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("Fetching the leaderboard...", id="board-status")
+        yield Static(t("ratings.fetching_board"), id="board-status")
         table: DataTable[str | Text] = DataTable(id="board-table", cursor_type="row")
         yield table
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one("#board-table", DataTable)
-        table.add_columns("rank", "player", "rating", "rated games")
+        heads = ("rank", "player", "rating", "games")
+        table.add_columns(*(t(f"ratings.column.{c}") for c in heads))
         table.focus()
         self.run_worker(self._fetch(None), group="board", exclusive=True)
 
@@ -120,10 +121,10 @@ class LeaderboardScreen(Screen[None]):
         try:
             page = await lobby.leaderboard(limit=PAGE, cursor=cursor)
         except Refused as exc:
-            self.status(f"No leaderboard: {signin.code_words(exc.code)}", error=True)
+            self.status(t("ratings.no_board", problem=signin.code_words(exc.code)), error=True)
             return
         except (ClientError, TimeoutError) as exc:
-            self.status(f"No leaderboard: {exc}", error=True)
+            self.status(t("ratings.no_board", problem=str(exc)), error=True)
             return
         table = self.query_one("#board-table", DataTable)
         me = self.ctx.me
@@ -132,19 +133,17 @@ class LeaderboardScreen(Screen[None]):
                 continue
             self.handles[r.identity] = r.handle
             you = me is not None and r.identity == me.id
-            name = Text(r.handle, style="bold" if you else "")  # text, never markup
+            name = Text(t("word.you", name=r.handle) if you else r.handle)  # text, never markup
             if you:
-                name.append(" (you)")
+                name.highlight_words([r.handle], "bold")
             table.add_row(str(r.rank), name, shown(r.rating, r.provisional), str(r.games),
                           key=r.identity)  # fmt: skip
         self.next = page.next
         self.refresh_bindings()
         if not self.handles:
-            self.status("Nobody is rated yet: ratings come with competitive games between "
-                        "players with an identity.")  # fmt: skip
+            self.status(t("ratings.nobody_rated"))
             return
-        more = "  F6: more players." if self.next else ""
-        self.status(f"Enter: a player's page.  {PROVISIONAL}.{more}")
+        self.status(t("ratings.board_help", more="yes" if self.next else "no"))
 
     def action_more(self) -> None:
         if self.next is not None:
@@ -165,9 +164,9 @@ class PlayerScreen(Screen[None]):
     """One player's ratings and finished games."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,b", "app.pop_screen", "Back"),
-        Binding("f6", "more", "More games"),
-        Binding("ctrl+q", "app.quit", "Quit"),
+        Binding("escape,b", "app.pop_screen", t("key.back")),
+        Binding("f6", "more", t("ratings.key.more_games")),
+        Binding("ctrl+q", "app.quit", t("key.quit")),
     ]
 
     def __init__(self, ctx: Context, identity: str, handle: str = "") -> None:
@@ -176,19 +175,21 @@ class PlayerScreen(Screen[None]):
         self.next: str | None = None
         self.games: dict[str, m.GameRecord] = {}  # table -> game, of the rows shown
         self.page: m.PlayerPage | None = None
-        self.sub_title = f"player {handle}" if handle else "player"
+        self.sub_title = t("ratings.player", known="yes" if handle else "no", name=handle)
         self.heading = ""  # what the top says, plain (for tests)
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(f"Fetching the page of {self.handle or 'the player'}...", id="player-head")
+        yield Static(t("ratings.fetching_page", known="yes" if self.handle else "no",
+                       name=isolate(self.handle)), id="player-head")  # fmt: skip
         table: DataTable[str | Text] = DataTable(id="games-table", cursor_type="row")
         yield table
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one("#games-table", DataTable)
-        table.add_columns("ended", "game", "result", "rating after", "players (rating change)")
+        heads = ("ended", "game", "result", "rating_after", "players")
+        table.add_columns(*(t(f"ratings.column.{c}") for c in heads))
         table.focus()
         self.run_worker(self._fetch(None), group="player", exclusive=True)
 
@@ -206,15 +207,15 @@ class PlayerScreen(Screen[None]):
         try:
             page = await lobby.player(identity=self.identity, limit=PAGE, cursor=cursor)
         except Refused as exc:
-            words = "There is no such player." if exc.code == "identity/not_found" else (
+            words = t("ratings.no_player") if exc.code == "identity/not_found" else (
                 signin.code_words(exc.code))  # fmt: skip
             self._head(Text(words, style="bold red"))
             return
         except (ClientError, TimeoutError) as exc:
-            self._head(Text(f"The page could not be fetched: {exc}", style="bold red"))
+            self._head(Text(t("ratings.page_failed", problem=str(exc)), style="bold red"))
             return
         self.page, self.handle, self.next = page, page.identity.handle, page.next
-        self.sub_title = f"player {self.handle}"
+        self.sub_title = t("ratings.player", known="yes", name=self.handle)
         table = self.query_one("#games-table", DataTable)
         for game in page.games:
             if game.table not in self.games:
@@ -224,24 +225,23 @@ class PlayerScreen(Screen[None]):
         self.refresh_bindings()
 
     def _heading(self, page: m.PlayerPage) -> Text:
-        out = Text(page.identity.handle, style="bold reverse")
+        handle = page.identity.handle
         me = self.ctx.me
-        if me is not None and me.id == page.identity.id:
-            out.append(" (you)")
+        you = me is not None and me.id == page.identity.id
+        out = Text(t("word.you", name=handle) if you else handle)  # text, never markup
+        out.stylize("bold reverse", 0, len(out))
         if not page.ratings:
-            out.append("\nNo rated games yet.")
+            out.append("\n" + t("ratings.no_rated_games"))
         for r in page.ratings:
-            out.append(f"\n{mode_words(r.mode).capitalize()} rating: ")
-            out.append(shown(r.rating, r.provisional), style="bold")
-            out.append(f" after {r.games} rated game{'s' if r.games != 1 else ''}")
-            if r.provisional:
-                out.append(" (provisional: the first games, the server is not sure yet)")
-        if self.games:
-            out.append("\nEnter: replay the chosen game as this player saw it (Escape comes back).")
-        else:
-            out.append("\nNo finished games to show.")
+            rating = shown(r.rating, r.provisional)
+            line = Text(t("ratings.rating", mode=mode_words(r.mode), rating=rating, n=r.games,
+                          provisional="yes" if r.provisional else "no"))  # fmt: skip
+            line.highlight_words([rating], "bold")
+            out.append("\n")
+            out.append_text(line)
+        out.append("\n" + t("ratings.replay_help" if self.games else "ratings.no_games"))
         if self.next:
-            out.append("  F6: more games.")
+            out.append(t("ratings.more_games"))
         return out
 
     def action_more(self) -> None:

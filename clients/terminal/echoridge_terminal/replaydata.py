@@ -19,8 +19,15 @@ from echoridge_client.reveals import Verifier
 from echoridge_protocol.codes import ALL_CODES
 from echoridge_protocol.delta import apply, diff
 from echoridge_terminal import coop, render
-from echoridge_terminal.data import EVIDENCE_ORDER, force_name, suspect_name
+from echoridge_terminal.data import (
+    EVIDENCE_ORDER,
+    evidence_name,
+    force_name,
+    suspect_gender,
+    suspect_name,
+)
 from echoridge_terminal.describe import names, where, who
+from echoridge_terminal.i18n import error_words, t
 
 View = dict[str, Any]
 Entry = dict[str, Any]
@@ -31,23 +38,18 @@ SPEED = 2  # the index of the speed a replay starts with
 #: The seat commands: no moves of the game (SPEC.md §5.4), so n/p pass them by.
 SEAT_COMMANDS = frozenset({"extend_time", "play_for_me", "take_back", "vote_handover", "auto_pass"})
 
-#: A refusal of the replay, in words (``{table}``: the table's id, ``{url}``: the server's).
-REFUSALS = {
-    "table/not_found": "There is no table {table} on this server.",
-    "table/not_started": "The game at table {table} has not started: there is nothing to "
-    "replay yet.",
-    "table/not_finished": "The game at table {table} is still being played: its replay opens "
-    "once it is over. Watch it now with: echo-ridge watch {url} {table}",
-    "table/closed": "Table {table} was closed before its game started: there is nothing to replay.",
-}
+#: The refusals of a replay worded for it (``replay.refused.<code>``, with the table's id and
+#: the server's URL); any other code: its ``error.<code>`` sentence.
+REFUSALS = frozenset({"table/not_found", "table/not_started", "table/not_finished", "table/closed"})
 
 
 def refusal_words(code: str, table: str, url: str = "URL") -> str:
     """A refused request in the client's words for its code."""
-    words = REFUSALS.get(code)
-    if words is not None:
-        return words.format(table=table, url=url)
-    return f"{ALL_CODES.get(code, 'The server refused.').rstrip('.')} ({code})."
+    if code in REFUSALS:
+        return t(f"replay.refused.{code}", table=table, url=url)
+    if code not in ALL_CODES:
+        return error_words(code)  # (names the code)
+    return t("replay.refused", reason=error_words(code).rstrip("."), code=code)
 
 
 @dataclass(frozen=True)
@@ -59,10 +61,11 @@ class Viewer:
 
     def words(self, view: View) -> str:
         if self.everyone:
-            return "Everyone (every secret shown)"
+            return t("replay.viewer.everyone")
         if self.seat is None:
-            return "A spectator's view"
-        return f"Seat {self.seat} ({who(self.seat, None, view)}, P{self.seat + 1} on the board)"
+            return t("replay.viewer.spectator")
+        return t("replay.viewer.seat", seat=self.seat, name=who(self.seat, None, view),
+                 n=self.seat + 1)  # fmt: skip
 
 
 class ReplayData:
@@ -98,10 +101,7 @@ class ReplayData:
             view = dict(page.view)
             known = self.views.get(page.start)
             if known is not None and diff(known, view) and self.error is None:
-                self.error = ReplayError(
-                    f"the page from version {page.start} starts from another view than the "
-                    "page before it ended at"
-                )
+                self.error = ReplayError(t("replay.pages_differ", start=page.start))
             self.views[page.start] = view
             self.logs[page.start] = tuple(page.log or ())
             for step in page.steps:
@@ -145,51 +145,55 @@ class ReplayData:
 def turn_words(view: View) -> str:
     """Where the game stands at a version, in the players' words."""
     status = view.get("status")
-    if status == "new":
-        return "Before the start"
-    if status == "over":
-        return "The game is over"
-    if status == "accusing":
-        return "The accusations"
+    if status in ("new", "over", "accusing"):
+        return t(f"replay.status.{status}")
     turn = view.get("turn") or {}
     number, seat = turn.get("number"), turn.get("seat")
-    when = "" if coop.is_coop(view) else f" ({turn.get('time')})"
-    return f"Turn {number}{when}, {who(seat, None, view)} to play"
+    time = "coop" if coop.is_coop(view) else str(turn.get("time"))
+    return t("replay.turn", n=str(number), time=time, name=who(seat, None, view))
 
 
 def secrets(view: View, checked: render.Checked) -> RenderableType:
     """Everyone's panel: the secrets of the version (``view.secrets``, SPEC.md §6.1)."""
     s = view.get("secrets")
     if not isinstance(s, dict):
-        return Text("Everyone's view: no secrets before the game starts.", style="dim")
-    out = Text("Every secret at this version\n", style="bold")
+        return Text(t("replay.secrets.none"), style="dim")
+    out = Text(t("replay.secrets.title") + "\n", style="bold")
     murderer = next((p["value"] for p in s.get("proofs") or () if p.get("label") == "murderer"),
                     None)  # fmt: skip
     if murderer:
-        out.append("The murderer: ", style="bold")
+        out.append(t("replay.secrets.murderer", gender=suspect_gender(str(murderer))),
+                   style="bold")  # fmt: skip
         out.append(f"{murderer} {suspect_name(str(murderer))}\n", style="bold red")
     traits = s.get("traits") or {}
     if traits:
-        out.append("Traits: ", style="bold")
-        out.append(", ".join(f"{e} = {traits[e]}" for e in EVIDENCE_ORDER if e in traits) + "\n")
+        out.append(t("replay.secrets.traits"), style="bold")
+        for n, e in enumerate(e for e in EVIDENCE_ORDER if e in traits):
+            if n:
+                out.append(", ")
+            out.append(t("you.trait", evidence=evidence_name(e), trait=traits[e]))
+        out.append("\n")
     who_is = names(view)
     hands, force = s.get("hands") or [], s.get("force_hands") or []
     for seat, hand in enumerate(hands):
         name = who_is[seat] if seat < len(who_is) else f"P{seat + 1}"
         out.append(f"{name}: ", style=render.seat_style(seat))
-        out.append("Suspects " + (", ".join(f"{c} {suspect_name(str(c))}" for c in hand) or "none"))
         cards = force[seat] if seat < len(force) else []
-        out.append("; Force " + (", ".join(force_name(str(c)) for c in cards) or "none") + "\n")
+        suspects = ", ".join(f"{c} {suspect_name(str(c))}" for c in hand)
+        forces = ", ".join(force_name(str(c)) for c in cards)
+        out.append(t("replay.secrets.hands", suspects=suspects or t("you.none"),
+                     force=forces or t("you.none")) + "\n")  # fmt: skip
     deck = s.get("suspect_deck") or []
-    out.append(f"Suspect deck ({len(deck)}), top first: ", style="bold")
-    out.append(", ".join(f"{c} {suspect_name(str(c))}" for c in deck[:5]) or "empty")
+    out.append(t("replay.secrets.deck", n=len(deck)), style="bold")
+    out.append(", ".join(f"{c} {suspect_name(str(c))}" for c in deck[:5]) or t("replay.empty"))
     out.append(" …\n" if len(deck) > 5 else "\n")
-    tokens = [t for t in s.get("tokens") or () if t.get("place") == "city"]
+    tokens = [k for k in s.get("tokens") or () if k.get("place") == "city"]
     if tokens:
-        out.append("Tokens in the city: ", style="bold")
-        for t in tokens:
-            value = t.get("value")
-            shown = ("success" if value else "failure") if t.get("kind") == "search" else value
-            out.append(f"{where(view, t.get('block'))}: {shown}  ")
+        out.append(t("replay.secrets.tokens"), style="bold")
+        for k in tokens:
+            value = k.get("value")
+            shown = t("replay.success" if value else "replay.failure") if (
+                k.get("kind") == "search") else str(value)  # fmt: skip
+            out.append(f"{where(view, k.get('block'))}: {shown}  ")
         out.append("\n")
     return out

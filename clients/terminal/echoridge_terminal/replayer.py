@@ -27,6 +27,7 @@ import contextlib
 from collections.abc import Callable, Coroutine
 from typing import Any, ClassVar
 
+from babel.numbers import format_decimal
 from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
@@ -49,6 +50,7 @@ from echoridge_terminal.game import (
     reveal_alert,
 )
 from echoridge_terminal.help import HelpScreen
+from echoridge_terminal.i18n import language, t
 from echoridge_terminal.moderation import PlayersDialog, can_moderate
 from echoridge_terminal.replaydata import (
     SEAT_COMMANDS,
@@ -67,24 +69,34 @@ from echoridge_terminal.result import summary
 
 class ReplayScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "step(-1)", "Back", key_display="←", priority=True),
-        Binding("right", "step(1)", "Next", key_display="→", priority=True),
-        Binding("up,left_square_bracket", "turn(-1)", "Turn back", key_display="↑", priority=True),
+        Binding("left", "step(-1)", t("replay.key.previous"), key_display="←", priority=True),
+        Binding("right", "step(1)", t("replay.key.next"), key_display="→", priority=True),
         Binding(
-            "down,right_square_bracket", "turn(1)", "Next turn", key_display="↓", priority=True
+            "up,left_square_bracket",
+            "turn(-1)",
+            t("replay.key.turn_back"),
+            key_display="↑",
+            priority=True,
         ),
-        Binding("p", "move(-1)", "Move back"),
-        Binding("n", "move(1)", "Next move"),
-        Binding("home", "jump(0)", "Start", priority=True),
-        Binding("end", "jump(-1)", "End", priority=True),
-        Binding("space", "play", "Play/pause", key_display="space", priority=True),
-        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+"),
-        Binding("minus", "speed(-1)", "Slower", key_display="-"),
-        Binding("s", "switch", "Switch seat"),
-        Binding("x", "players", "Report/block"),
-        Binding("question_mark,f1", "help", "How to play", show=False),
-        Binding("escape", "back", "Back"),
-        Binding("q", "app.quit", "Quit"),
+        Binding(
+            "down,right_square_bracket",
+            "turn(1)",
+            t("replay.key.next_turn"),
+            key_display="↓",
+            priority=True,
+        ),
+        Binding("p", "move(-1)", t("replay.key.move_back")),
+        Binding("n", "move(1)", t("replay.key.next_move")),
+        Binding("home", "jump(0)", t("replay.key.start"), priority=True),
+        Binding("end", "jump(-1)", t("replay.key.end"), priority=True),
+        Binding("space", "play", t("replay.key.play"), key_display="space", priority=True),
+        Binding("plus,equals_sign", "speed(1)", t("replay.key.faster"), key_display="+"),
+        Binding("minus", "speed(-1)", t("replay.key.slower"), key_display="-"),
+        Binding("s", "switch", t("replay.key.switch")),
+        Binding("x", "players", t("game.key.players")),
+        Binding("question_mark,f1", "help", t("key.help"), show=False),
+        Binding("escape", "back", t("key.back")),
+        Binding("q", "app.quit", t("key.quit")),
     ]
 
     def __init__(
@@ -99,7 +111,7 @@ class ReplayScreen(Screen[None]):
         super().__init__()
         self.ctx, self.table, self.viewer = ctx, table, viewer
         self.back = back  # opened from another screen (a player's page): Escape goes back
-        self.sub_title = f"replay of table {table}"
+        self.sub_title = t("replay.title", table=table)
         self.wanted = version or 0  # the version asked for (--version)
         self.data: dict[Viewer, ReplayData] = {}
         self.version: int | None = None  # the version shown
@@ -135,7 +147,7 @@ class ReplayScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#alert", Static).display = False
-        self._status(f"Fetching the replay of table {self.table} from {self.ctx.url}...")
+        self._status(t("replay.fetching", table=self.table, url=self.ctx.url))
         self.run_worker(self._open(), group="replay-open")
 
     # --- the current viewer's data -----------------------------------------------------------
@@ -164,7 +176,7 @@ class ReplayScreen(Screen[None]):
         try:
             if ctx.lobby is None:  # signed in with the identity kept, if any (for x)
                 await signin.sign_in(
-                    ctx, lambda busy: self._status(f"{busy}; waiting to retry"), play=False
+                    ctx, lambda busy: self._status(t("lobby.busy", problem=busy)), play=False
                 )
             await self._first_page()
         except signin.Banned as exc:
@@ -174,10 +186,10 @@ class ReplayScreen(Screen[None]):
             self._fail(await self._refused(exc))
             return
         except Busy as exc:
-            self._fail(f"{exc}. Try again in a while.")
+            self._fail(t("replay.busy", problem=str(exc)))
             return
         except (ClientError, OSError, TimeoutError):
-            self._fail(f"Cannot reach the server at {ctx.url}.")
+            self._fail(t("replay.unreachable", url=ctx.url))
             return
         self.refresh_bindings()  # (x: once signed in)
         data = self.replay
@@ -194,7 +206,7 @@ class ReplayScreen(Screen[None]):
                 raise
             await data.fetch(0)  # past the end? (else it raises again: the seat)
             assert data.last is not None
-            self.note = f"The game's last version is {data.last}: shown at its end."
+            self.note = t("replay.past_end", last=data.last)
             self.wanted = data.last
             await data.fetch(data.last)
 
@@ -208,8 +220,8 @@ class ReplayScreen(Screen[None]):
                 seats = info.seats if info is not None else None
             except (ClientError, OSError, TimeoutError):
                 pass
-            have = f": its seats are 0 to {seats - 1}" if seats else ""
-            return f"Table {self.table} has no seat {seat}{have}."
+            return t("replay.no_seat", table=self.table, seat=seat,
+                     known="yes" if seats else "no", last=(seats or 1) - 1)  # fmt: skip
         return refusal_words(exc.code, self.table, self.ctx.url)
 
     def _fail(self, words: str) -> None:
@@ -219,7 +231,7 @@ class ReplayScreen(Screen[None]):
         alert.display = True
         alert.update(Text(f" {words} ", style="bold white on dark_red"))
         self.query_one("#replay-body", Horizontal).display = False  # nothing to show there
-        self._status("No replay to show.  q quits.")
+        self._status(t("replay.nothing"))
 
     def _backfill(self, data: ReplayData, version: int) -> None:
         """Fetch the pages before the run of versions fetched that ends at ``version``, newest
@@ -259,7 +271,7 @@ class ReplayScreen(Screen[None]):
                 self.note = refusal_words(exc.code, self.table, self.ctx.url)
                 self.playing = False
             except (ClientError, OSError, TimeoutError):
-                self.note = f"Lost the server at {self.ctx.url}: try again."
+                self.note = t("replay.lost", url=self.ctx.url)
                 self.playing = False
             finally:
                 self.busy = False
@@ -281,7 +293,7 @@ class ReplayScreen(Screen[None]):
             return
         first = data.start_of(self.target)
         end = min(first + data.page, last)
-        self.note = f"Fetching versions {first} to {end}..."
+        self.note = t("replay.fetching_versions", first=first, end=end)
         self._status_line()
 
         async def fetch() -> None:
@@ -316,7 +328,7 @@ class ReplayScreen(Screen[None]):
                 v += direction
             self.note = nothing
 
-        self.note = f"Fetching versions from {data.start_of(v)}..."
+        self.note = t("replay.fetching_from", first=data.start_of(v))
         self._status_line()
         self._run(fetching(v))
 
@@ -325,7 +337,7 @@ class ReplayScreen(Screen[None]):
             return
         self.note = ""
         if not 0 <= self.target + by <= (self.last or 0):
-            self.note = "This is the start of the game." if by < 0 else "This is the end."
+            self.note = t("replay.at_start") if by < 0 else t("replay.at_end")
             self._status_line()
             return
         self.go(self.target + by)
@@ -339,7 +351,7 @@ class ReplayScreen(Screen[None]):
         assert data.last is not None
         edge = data.last if direction > 0 else 0
         if self.target == edge:
-            self.note = "This is the end." if direction > 0 else "This is the start of the game."
+            self.note = t("replay.at_end") if direction > 0 else t("replay.at_start")
             self._status_line()
             return
         self.seek(direction, lambda v: data.turn_begins(v) or v == edge, "")
@@ -357,11 +369,11 @@ class ReplayScreen(Screen[None]):
             return
         seat = self.viewer.seat
         if seat is None:
-            self.note = "n and p follow a seat's moves: press s to replay as a seat."
+            self.note = t("replay.no_seat_moves")
             self._status_line()
             return
         name = who(seat, None, self.replay.named())
-        nothing = f"{name} made no move {'after' if direction > 0 else 'before'} this."
+        nothing = t("replay.no_move", name=name, after="yes" if direction > 0 else "no")
         if self.movers is not None:
             v = self._next_move(seat, direction)
             self.note = "" if v is not None else nothing
@@ -389,7 +401,7 @@ class ReplayScreen(Screen[None]):
             await data.fetch(v)
             self.note, self.target = "", v
 
-        self.note = "Fetching the game's transcript (who made each move)..."
+        self.note = t("replay.fetching_transcript")
         self._status_line()
         self._run(fetch())
 
@@ -429,7 +441,7 @@ class ReplayScreen(Screen[None]):
         if self.target >= (self.last or 0):
             self.playing = False
             self._restart_timer()
-            self.note = "The end of the game: space plays it again from the start."
+            self.note = t("replay.ended")
             self._status_line()
             return
         self.go(self.target + 1)
@@ -451,20 +463,17 @@ class ReplayScreen(Screen[None]):
             async def first() -> None:
                 await data.fetch(self.target)
 
-            self.note = f"Fetching the replay as {self._viewer_name(named)}..."
+            v = self.viewer
+            self.note = t(
+                "replay.fetching_as",
+                viewer="everyone" if v.everyone else "spectator" if v.seat is None else "seat",
+                name="" if v.seat is None else who(v.seat, None, named),
+            )
             self._status_line()
             self._run(first())
             return
         self.note = ""
         self.go(self.target)
-
-    def _viewer_name(self, named: View) -> str:
-        v = self.viewer
-        if v.everyone:
-            return "everyone"
-        if v.seat is None:
-            return "a spectator"
-        return who(v.seat, None, named)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
@@ -498,16 +507,14 @@ class ReplayScreen(Screen[None]):
         view = self.view
         if view is None or self.failed is not None:
             return
+        speed = format_decimal(SPEEDS[self.speed], locale=language())
         parts = [
-            f"Version {self.version} of {self.last}",
+            t("replay.version_of", version=self.version, last=self.last),
             turn_words(view),
             self.viewer.words(self.replay.named()),
+            t("replay.playing" if self.playing else "replay.paused", speed=speed),
         ]
-        if self.playing:
-            parts.append(f"playing, {SPEEDS[self.speed]:g} versions a second")
-        else:
-            parts.append(f"paused (space plays at {SPEEDS[self.speed]:g} a second)")
-        self._status(" · ".join(parts))
+        self._status(" · ".join(parts))  # (the status line's fields, each worded whole)
 
     def _show(self) -> None:
         """Draw the target version (fetched) and its log."""
@@ -529,7 +536,7 @@ class ReplayScreen(Screen[None]):
             self.query_one("#you", Static).update(secrets(view, checked))
         elif self.viewer.seat is not None and not isinstance(view.get("you"), dict):
             name = who(self.viewer.seat, None, data.named())
-            before = Text(f"Before the start: {name} has no cards yet.", style="dim")
+            before = Text(t("replay.no_cards", name=name), style="dim")
             self.query_one("#you", Static).update(before)
         if view.get("status") == "over":  # the result first, as the live game's end shows it
             you = self.query_one("#you", Static)
@@ -542,14 +549,14 @@ class ReplayScreen(Screen[None]):
 
     def _step(self, view: View, version: int, entries: tuple[Entry, ...], whole: bool) -> None:
         lines = log_texts(list(entries), view, whole)
-        self.step_lines = [t.plain for t in lines]
-        out = Text(f"Version {version}", style="bold reverse")
-        out.append(": what happened\n", style="bold")
+        self.step_lines = [line.plain for line in lines]
+        out = Text(t("replay.step", version=version) + "\n", style="bold")
+        out.highlight_words([str(version)], "reverse")
         if not lines:
-            words = "before the start: → begins the game" if version == 0 else "nothing to log"
-            out.append(f"  ({words})", style="dim")
-        for n, t in enumerate(lines):
-            out.append_text(t)
+            words = t("replay.step.start") if version == 0 else t("replay.step.nothing")
+            out.append("  " + words, style="dim")
+        for n, line in enumerate(lines):
+            out.append_text(line)
             if n < len(lines) - 1:
                 out.append("\n")
         self.query_one("#step", Static).update(out)
@@ -574,14 +581,13 @@ class ReplayScreen(Screen[None]):
             self.log_lines = []
             versions = list(range(first, version + 1))
             if first > 0:
-                note = f"(the log before version {first} is being fetched)"
-                log.write(Text(note, style="dim"))
+                log.write(Text(t("replay.log_fetching", first=first), style="dim"))
         view = data.views[version]
         for v in versions:
             whole = self.viewer.everyone or v == last
-            for t in log_texts(list(data.logs[v]), view, whole):
-                log.write(t)
-                self.log_lines.append(t.plain)
+            for line in log_texts(list(data.logs[v]), view, whole):
+                log.write(line)
+                self.log_lines.append(line.plain)
         self.log_key = key
 
     def _alarm(self, error: ClientError | None) -> None:
@@ -595,10 +601,7 @@ class ReplayScreen(Screen[None]):
             alert.update(reveal_alert(error))
         else:
             alert.update(
-                Text(
-                    f" REPLAY CHECK FAILED: {error}: do not trust this replay. ",
-                    style="bold white on red",
-                )
+                Text(t("replay.check_failed", problem=str(error)), style="bold white on red")
             )
         if error is not self.alerted:
             self.alerted = error

@@ -309,7 +309,7 @@ class LobbyScreen(Screen[None]):
             return
         try:
             if self.ctx.lobby is None:
-                raise ClientError("not connected")
+                raise ClientError(t("lobby.not_connected"))
             created = await self.ctx.lobby.create(
                 seats, public=public, spectators=spectators, mode=mode,
                 rate_bots=True if rate_bots else None,
@@ -346,7 +346,7 @@ class LobbyScreen(Screen[None]):
             return
         try:
             if ctx.lobby is None:
-                raise ClientError("not connected")
+                raise ClientError(t("lobby.not_connected"))
             joined = await ctx.lobby.join(table, ctx.name)
             ctx.table, ctx.token, ctx.seat, ctx.seats = table, joined.token, joined.seat, seats
             ctx.mode = self.modes.get(table)

@@ -16,10 +16,9 @@ from collections.abc import Callable
 
 from echoridge_client.errors import Busy, ClientError, Refused
 from echoridge_client.lobby import Lobby
-from echoridge_client.words import duration
-from echoridge_protocol import messages as m
-from echoridge_protocol.codes import ALL_CODES
+from echoridge_client.words import UNITS
 from echoridge_terminal.context import Context
+from echoridge_terminal.i18n import error_words, isolate, t
 from echoridge_terminal.idstore import Stored
 
 
@@ -31,16 +30,33 @@ class Banned(ClientError):
         self.words = words
 
 
+def duration_words(ms: int) -> str:
+    """A duration in its two largest units, rounded up to the second (``3 days 5 hours``,
+    ``40 seconds``; ``echoridge_client.words.duration`` in the current language)."""
+    seconds = max(1, -(-ms // 1000))
+    parts: list[str] = []
+    started = False
+    for unit, size in UNITS:
+        n, seconds = divmod(seconds, size)
+        if n or started:
+            if n:
+                parts.append(t(f"time.{unit}", n=n))
+            if started:
+                break
+            started = True
+    return t("time.two", a=parts[0], b=parts[1]) if len(parts) == 2 else parts[0]
+
+
 def banned_words(url: str, exc: Refused) -> str:
     """``auth/banned`` in words: for how long from its ``retry_in`` (none: until lifted)."""
     if exc.retry_in:
-        return f"You are banned from the server at {url} for {duration(exc.retry_in)}."
-    return f"You are banned from the server at {url} until its operators lift the ban."
+        return t("signin.banned.for", url=url, duration=duration_words(exc.retry_in))
+    return t("signin.banned", url=url)
 
 
 def code_words(code: str) -> str:
-    """A refusal's code in the players' words (the protocol's wording of it)."""
-    return ALL_CODES.get(code, f"The server refused ({code}).")
+    """A refusal's code in the players' words (``error.<code>`` of the catalogue)."""
+    return error_words(code)
 
 
 async def sign_in(
@@ -62,10 +78,10 @@ async def sign_in(
                     raise
                 if play:
                     ctx.store.forget(ctx.url)
-                    who = f" ({stored.handle})" if stored.handle else ""
-                    ctx.notice = (
-                        f"This server no longer knows the identity kept for it{who}: it was "
-                        "forgotten here. A new one is made with the name you choose."
+                    ctx.notice = t(
+                        "signin.forgotten",
+                        known="yes" if stored.handle else "no",
+                        name=isolate(stored.handle or ""),
                     )
         if lobby is None:
             lobby = await Lobby.connect(ctx.url, on_busy=on_busy)
@@ -108,21 +124,15 @@ async def _redeem(ctx: Context, lobby: Lobby, code: str) -> None:
         reply = await lobby.redeem_code(code)
     except Refused as exc:
         if exc.code in ("identity/bad_code", "protocol/bad_field"):
-            ctx.notice = (
-                "That transfer code is unknown, used already or expired: show a new one on "
-                "your other device (F4 in its lobby) and try again."
-            )
+            ctx.notice = t("signin.bad_code")
         else:
-            ctx.notice = f"The transfer code was not taken: {code_words(exc.code)}"
+            ctx.notice = t("signin.code_refused", problem=code_words(exc.code))
         return
     except (ClientError, TimeoutError):
-        ctx.notice = "The transfer code could not be sent: the connection was lost."
+        ctx.notice = t("signin.code_lost")
         return
     keep(ctx, lobby)
-    ctx.notice = (
-        f"This device now plays as {reply.identity.handle}; your other devices keep playing as "
-        "you too."
-    )
+    ctx.notice = t("signin.claimed", name=isolate(reply.identity.handle))
 
 
 async def make_identity(ctx: Context, name: str) -> str | None:
@@ -136,22 +146,16 @@ async def make_identity(ctx: Context, name: str) -> str | None:
         reply = await lobby.create_identity(name)
     except Refused as exc:
         if exc.code == "identity/handle_taken":
-            return (
-                f"The name “{name}” is already taken by another player on this server. "
-                "Type another name, then create or join a table again."
-            )
+            return t("signin.name_taken", name=isolate(name))
         if exc.code == "protocol/bad_field":
-            return f"“{name}” cannot be used as a name: type another one."
+            return t("signin.bad_name", name=isolate(name))
         if exc.code == "identity/signed_in":
             return None
         ctx.guest = True  # a server that keeps no identities: play as before
-        ctx.notice = "This server keeps no identities: you play as a guest."
+        ctx.notice = t("signin.no_identities")
         return None
     keep(ctx, lobby)
-    ctx.notice = (
-        f"You are {reply.identity.handle} on this server from now on: your identity is kept in "
-        f"{ctx.store.path} (F4: rename, or move it to another device)."
-    )
+    ctx.notice = t("signin.made", name=isolate(reply.identity.handle), path=str(ctx.store.path))
     return None
 
 
@@ -159,14 +163,9 @@ def refused_words(exc: Refused, name: str = "") -> str:
     """A refused rename, transfer code, report or block in the players' words (by its code)."""
     code = exc.code
     if code == "identity/handle_taken":
-        return f"The name “{name}” is already taken by another player: choose another."
+        return t("signin.name_taken.short", name=isolate(name))
     if code == "protocol/bad_field" and name:
-        return f"“{name}” cannot be used as a name: type another one."
+        return t("signin.bad_name", name=isolate(name))
     if code == "identity/required":
-        return "Only a player with an identity can do that: you play as a guest."
+        return t("signin.guest_cannot")
     return code_words(code)
-
-
-def signed_in(me: m.IdentityInfo | None) -> str:
-    """Who the player is, for the lobby's status line."""
-    return f"signed in as {me.handle}" if me is not None else "playing as a guest"

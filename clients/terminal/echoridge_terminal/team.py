@@ -27,12 +27,14 @@ from echoridge_terminal.coop import (
 )
 from echoridge_terminal.data import (
     EVIDENCE_ORDER,
+    evidence_name,
     force_name,
     role_actions,
     role_name,
     suspect_name,
 )
 from echoridge_terminal.describe import my_seat, who
+from echoridge_terminal.i18n import t
 from echoridge_terminal.render import seat_style
 
 View = dict[str, Any]
@@ -42,7 +44,7 @@ View = dict[str, Any]
 
 def _choice(suspect: str | None) -> Text:
     if suspect is None:
-        return Text("not yet", style="dim")
+        return Text(t("team.not_yet"), style="dim")
     return Text(f"{suspect} {suspect_name(suspect)}", style="bold")
 
 
@@ -53,12 +55,12 @@ def team_panel(view: View) -> RenderableType:
         return Text("")
     players = view.get("players") or []
     me = my_seat(view)
-    t = you_team(view)
-    hands = t.get("force") or []
+    mine = you_team(view)
+    hands = mine.get("force") or []
     accused = accusations(view)
     ups = face_up(view)
     table = Table(
-        title="The team (co-op: one joint accusation; ★ the lead)",
+        title=t("team.title"),
         title_style="bold",
         title_justify="left",
         box=None,
@@ -66,11 +68,11 @@ def team_panel(view: View) -> RenderableType:
         pad_edge=False,
         header_style="bold underline",
     )
-    heads = ["officer", "clue actions", "face-up Suspects"]
-    if t:
-        heads += ["Force hand", "accuses"]
+    heads = ["officer", "clue_actions", "face_up"]
+    if mine:
+        heads += ["force", "accuses"]
     for head in heads:  # long cells wrap (never cut short); the officer keeps a line
-        table.add_column(head, overflow="fold", no_wrap=head == "officer")
+        table.add_column(t(f"team.column.{head}"), overflow="fold", no_wrap=head == "officer")
     for i, p in enumerate(players):
         seat = int(p.get("seat", i))
         role = role_of(view, seat)
@@ -82,21 +84,23 @@ def team_panel(view: View) -> RenderableType:
             role_actions(role),
             Text(" ".join(cards) or "-", style="" if cards else "dim"),
         ]
-        if t:
+        if mine:
             hand = hands[seat] if seat < len(hands) else []
-            row.append(", ".join(force_name(str(c)) for c in hand) or "none")
+            row.append(", ".join(force_name(str(c)) for c in hand) or t("you.none"))
             row.append(_choice(accused[seat] if seat < len(accused) else None))
         table.add_row(*row)
     notes = Text(lead_rule(view) + "\n")
     if shared_force(view):
-        notes.append("The two officers share one Force hand: the officer on turn "
-                     "plays, whoever gained a card chooses its discard.\n")  # fmt: skip
+        notes.append(t("team.shared_force") + "\n")
     traits = solved_traits(view)
-    notes.append("Solved traits (shown to all): ", style="bold")
-    if traits:
-        notes.append("  ".join(f"{e} = {traits[e]}" for e in EVIDENCE_ORDER if e in traits))
-    else:
-        notes.append("none yet", style="dim")
+    notes.append(t("team.solved"), style="bold")
+    shown = [e for e in EVIDENCE_ORDER if e in traits]
+    for n, e in enumerate(shown):
+        if n:
+            notes.append("  ")
+        notes.append(t("you.trait", evidence=evidence_name(e), trait=traits[e]))
+    if not shown:
+        notes.append(t("team.none_yet"), style="dim")
     return Group(table, notes)
 
 
@@ -110,27 +114,20 @@ def board(view: View) -> RenderableType:
 # --- the joint accusation ------------------------------------------------------------------------
 
 
-def _lead_name(view: View, me: int | None) -> str:
-    chief = lead(view)
-    return "the lead" if chief is None else f"the lead, {who(chief, me, view)}"
-
-
 def lead_rule(view: View) -> str:
     """The lead's rule in one sentence, naming the lead (and, when a bot is the Detective,
     why the lead is someone else: a bot never overrules a person)."""
     me, chief = my_seat(view), lead(view)
-    rule = "If the team's choices differ, the lead's accusation stands"
     if chief is None:
-        return rule + "."
+        return t("team.rule")
     players = view.get("players") or []
     role = role_of(view, chief)
     name = who(chief, me, view)
     if role == "detective" or role is None:
-        return f"{rule}: the lead is the Detective, {name}."
+        return t("team.rule.detective", name=name)
     bots = [p for p in players if p.get("bot") and p.get("role") == "detective"]
-    detective = who(int(bots[0]["seat"]), me, view) if bots else "a bot"
-    return (f"{rule}: the lead is {name}, the {role_name(role)}, because the Detective is "
-            f"{detective} and a bot never overrules a person.")  # fmt: skip
+    detective = who(int(bots[0]["seat"]), me, view) if bots else t("team.a_bot")
+    return t("team.rule.other", name=name, role=role_name(role), detective=detective)
 
 
 def accusation_text(view: View) -> Text:
@@ -139,8 +136,8 @@ def accusation_text(view: View) -> Text:
     me = my_seat(view)
     chosen = accusations(view)
     players = view.get("players") or []
-    out = Text("The team's accusation", style="bold")
-    out.append(f": each officer chooses. {lead_rule(view)}\n")
+    out = Text(t("team.accusation"), style="bold")
+    out.append(t("team.accusation.how", rule=lead_rule(view)) + "\n")
     for i, p in enumerate(players):
         seat = int(p.get("seat", i))
         tag = role_tag(view, seat)
@@ -150,20 +147,25 @@ def accusation_text(view: View) -> Text:
             out.append_text(_choice(chosen[seat] if seat < len(chosen) else None))
         else:  # a spectator: only whether they have chosen
             done = bool(p.get("accused"))
-            out.append("has chosen" if done else "not yet", style="bold" if done else "dim")
+            out.append(t("team.has_chosen") if done else t("team.not_yet"),
+                       style="bold" if done else "dim")  # fmt: skip
         out.append("\n")
     made = Counter(a for a in chosen if a is not None)
     if len(made) > 1:
         now = standing(view)
-        chose = f"chose {now} {suspect_name(now)}" if now else "has not chosen yet"
         chief = lead(view)
-        name = "the lead" if chief is None else who(chief, me, view)
-        out.append(
-            f"The choices differ, so the lead's stands: {name} {chose}\n", style="bold yellow"
+        differ = t(
+            "team.differ",
+            known="yes" if chief is not None else "no",
+            name=who(chief, me, view) if chief is not None else "",
+            chosen="yes" if now else "no",
+            suspect=f"{now} {suspect_name(now)}" if now else "",
         )
+        out.append(differ + "\n", style="bold yellow")
     elif len(made) == 1 and None not in chosen:
         agreed = next(iter(made))
-        out.append(f"Agreed: {agreed} {suspect_name(agreed)}\n", style="bold green")
+        out.append(t("team.agreed", suspect=f"{agreed} {suspect_name(agreed)}") + "\n",
+                   style="bold green")  # fmt: skip
     return out
 
 
@@ -179,15 +181,22 @@ def result_lines(view: View) -> Text:
         tag = role_tag(view, seat)
         out.append(f"  {who(seat, me, view)}", style=seat_style(seat))
         out.append(f", {tag}," if tag else "")
-        chose = f"{choice} {suspect_name(str(choice))}" if choice else "nobody"
-        out.append(f" chose {chose}\n")
-    out.append("\nThe team accused ")
-    out.append(f"{accused} {suspect_name(str(accused))}" if accused else "nobody", style="bold")
-    if len({c for c in choices if c is not None}) > 1:
-        out.append(f" (the choices differed: {_lead_name(view, me)}, chose it)")
+        suspect = f"{choice} {suspect_name(str(choice))}" if choice else ""
+        out.append(t("team.chose", chosen="yes" if choice else "no", suspect=suspect) + "\n")
+    chief = lead(view)
+    line = t(
+        "team.accused",
+        accused="yes" if accused else "no",
+        suspect=f"{accused} {suspect_name(str(accused))}" if accused else "",
+        differed="yes" if len({c for c in choices if c is not None}) > 1 else "no",
+        known="yes" if chief is not None else "no",
+        lead=who(chief, me, view) if chief is not None else "",
+    )
+    out.append("\n")
+    out.append(line, style="bold")
     out.append("\n\n")
     if r.get("winners"):
-        out.append("The team named the murderer: the team wins!\n", style="bold green")
+        out.append(t("team.won") + "\n", style="bold green")
     else:
-        out.append("The team did not name the murderer: the team loses.\n", style="bold red")
+        out.append(t("team.lost") + "\n", style="bold red")
     return out
