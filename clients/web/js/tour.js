@@ -9,95 +9,61 @@
 // below it on a narrow screen, so it never covers what it explains when there is room. Esc closes
 // it and the focus goes back where it came from. It is offered from "How to play" (help.js) and,
 // once per browser (localStorage), when a player's first game starts (the offer in the turn's
-// panel: TourOffer). All the tour's words are in STEPS and OFFER below; the catalogue the log
-// uses (logtext.en.json) gives the names of the Force card moments and the blocks.
+// panel: TourOffer). The tour's words are the tour.* messages of /locales/<lang>/help.json
+// (i18n.js); the log's catalogue in the page's language (logtext.<lang>.json) gives the names of
+// the Force card moments and the blocks.
 
 import { myCar, mySeat } from "./describe.js";
 import { h } from "./dom.js";
+import { andList, t } from "./i18n.js";
 import { blockNames, blockText } from "/sdk/logtext.js";
 
 const OFFERED = "echoridge.tour.offered";
 const MARGIN = 12;
 const SIDE_MIN_WIDTH = 900; // from this viewport width the card may sit beside its part
 
-// The moments a Force card may be played, in the catalogue's words (values.phase).
+// The moments a Force card may be played, in the log catalogue's words (values.phase).
 function moments(text) {
   const phase = (text && text.values && text.values.phase) || {};
-  const words = ["w1", "w2", "w3", "w4"].map((w) => phase[w]).filter(Boolean);
-  return words.length === 4
-    ? `${words[0]}, ${words[1]}, ${words[2]}, or ${words[3]}`
-    : "before you drive, after you drive, after your action, or before the Mobster Roll";
+  const [w1, w2, w3, w4] = ["w1", "w2", "w3", "w4"].map((w) => phase[w]);
+  return w1 && w2 && w3 && w4 ? t("tour.moments", { w1, w2, w3, w4 }) : t("tour.moments.default");
 }
 
-// The steps: `targets` are tried in order, the first one shown on the page is the step's part.
-// `text(ctx)` gets {view, me, mine (your move now), logText}.
+// The steps: `targets` are tried in order, the first one shown on the page is the step's part;
+// its words are tour.<id>.title and tour.<id>.text. `args(ctx)` gives the text's arguments from
+// {view, me, mine (your move now), logText}.
 export const STEPS = [
   {
     id: "board",
     targets: [".board-panel"],
-    title: "Your car and where you can drive",
-    text: ({ view, me }) => {
+    args: ({ view, me }) => {
       const car = me !== null ? myCar(view) : null;
-      const where = car ? ` (now at ${blockText(car, blockNames(view))})` : "";
-      const yours = me !== null ? `Your car is the one marked P${me + 1} with the thick edge${where}. ` : "";
-      return `${yours}On your turn, the blocks with a dashed yellow edge are the ones you can drive to: click one. ` +
-        "Each block you enter costs 1 hour. Driving is optional, and you drive before your action.";
+      return {
+        seated: me !== null ? "yes" : "no",
+        n: me !== null ? me + 1 : 0,
+        placed: car ? "yes" : "no",
+        at: car ? blockText(car, blockNames(view)) : "",
+      };
     },
   },
-  {
-    id: "actions",
-    targets: [".action-panel"],
-    title: "Then one action",
-    text: ({ mine }) =>
-      `${mine ? "It is your move now. " : "These are your controls once it is your turn. "}` +
-      "Each turn has exactly one action, and it ends your driving. " +
-      "Every button shows the hours that action costs you right now, as the game counts them. " +
-      "An action you can't take now is greyed out, with the reason next to it.",
-  },
+  { id: "actions", targets: [".action-panel"], args: ({ mine }) => ({ mine: mine ? "yes" : "no" }) },
   {
     id: "force",
     targets: ["#force-hand", ".case-panel"],
-    title: "Force cards: free extras",
-    text: ({ view, logText }) => {
-      const n = ((view.you && view.you.force) || []).length;
-      const hand = n ? `You hold ${n} Force card${n === 1 ? "" : "s"}.` : "You hold no Force card yet: a successful Call for Backup gives you one.";
-      return `${hand} A Force card costs no hours. You play it on your own turn, at the moment it names: ` +
-        `${moments(logText)}. At those moments its button appears with the others; when you have nothing to play, press Proceed.`;
-    },
+    args: ({ view, logText }) => ({ n: ((view.you && view.you.force) || []).length, moments: moments(logText) }),
   },
-  {
-    id: "track",
-    targets: [".track-panel"],
-    title: "The time track: your 48 hours",
-    text: () =>
-      "Your tracker moves on by the hours each turn costs. Whoever is furthest back plays next, so you may play twice in a row. " +
-      "Light spaces are day and dark ones night: some actions work only by day, some only by night. " +
-      "At 48 hours your game is over; from 43 on you may rest your case early.",
-  },
-  {
-    id: "moves",
-    targets: ["#last-moves:not([hidden])", ".log-panel"],
-    title: "What just happened",
-    text: () =>
-      "Here you see the last moves of every officer, bots too: where they drove, the die of a Call for Backup, " +
-      "a mobster taken away. The newest move is also marked on the board. The whole story is in the Log.",
-  },
-  {
-    id: "accuse",
-    targets: [".case-panel .notebook-wrap"],
-    title: "At the end: name the murderer",
-    text: () =>
-      "When every officer's time is up, each of you names one suspect in secret. Every suspect card you hold or see is innocent, " +
-      "and each trait of the murderer you learn rules out more: this notebook keeps track. If you alone name the murderer, you win.",
-  },
+  { id: "track", targets: [".track-panel"] },
+  { id: "moves", targets: ["#last-moves:not([hidden])", ".log-panel"] },
+  { id: "accuse", targets: [".case-panel .notebook-wrap"] },
 ];
 
-export const OFFER = {
-  title: "New here?",
-  text: "A short tour shows you one turn on this board, step by step.",
-  yes: "Walk me through a turn",
-  no: "No thanks",
-};
+function title(step) {
+  return t(`tour.${step.id}.title`);
+}
+
+function text(step, ctx) {
+  return t(`tour.${step.id}.text`, step.args ? step.args(ctx) : {});
+}
 
 let table = null; // the table page a tour can point at (attach / detach)
 let current = null; // the open tour
@@ -152,6 +118,7 @@ function remember() {
 export function startTour(back = document.activeElement) {
   if (!tourAvailable()) return null;
   remember(); // whoever took the tour needs no offer
+  if (table.tourOffer) table.tourOffer.remove();
   if (current) current.close(false);
   current = new Tour(table, back);
   current.open();
@@ -170,9 +137,9 @@ class Tour {
     this.count = h("p", { class: "tour-count small", id: "tour-count" });
     this.body = h("p", { id: "tour-text", class: "tour-text" });
     this.note = h("p", { class: "tour-note small muted", id: "tour-note" });
-    this.prev = h("button", { type: "button", class: "small", id: "tour-back", onclick: () => this.go(-1) }, "Back");
-    this.next = h("button", { type: "button", class: "small primary", id: "tour-next", onclick: () => this.go(1) }, "Next");
-    this.closer = h("button", { type: "button", class: "small", id: "tour-close", onclick: () => this.close() }, "Close");
+    this.prev = h("button", { type: "button", class: "small", id: "tour-back", onclick: () => this.go(-1) }, t("tour.back"));
+    this.next = h("button", { type: "button", class: "small primary", id: "tour-next", onclick: () => this.go(1) }, t("tour.next"));
+    this.closer = h("button", { type: "button", class: "small", id: "tour-close", onclick: () => this.close() }, t("tour.close"));
     this.el = h("div", {
       class: "tour-card", id: "tour", role: "dialog", "aria-modal": "false",
       "aria-labelledby": "tour-title", "aria-describedby": "tour-count tour-text",
@@ -194,7 +161,7 @@ class Tour {
   open() {
     this.steps = STEPS.filter((step) => findTarget(step));
     const left = STEPS.length - this.steps.length;
-    this.skipped = left ? STEPS.filter((s) => !this.steps.includes(s)).map((s) => s.title) : [];
+    this.skipped = left ? STEPS.filter((s) => !this.steps.includes(s)).map(title) : [];
     document.body.append(this.el);
     document.addEventListener("keydown", this.onKey, true);
     window.addEventListener("resize", this.onMove);
@@ -208,16 +175,16 @@ class Tour {
     this.index = Math.max(0, Math.min(index, this.steps.length - 1));
     const step = this.steps[this.index];
     this.el.dataset.step = step.id;
-    this.title.textContent = step.title;
-    this.count.textContent = `Step ${this.index + 1} of ${this.steps.length}`;
-    this.body.textContent = step.text(this.ctx());
+    this.title.textContent = title(step);
+    this.count.textContent = t("tour.count", { n: this.index + 1, total: this.steps.length });
+    this.body.textContent = text(step, this.ctx());
     const skipped = this.index === 0 && this.skipped.length
-      ? `Not on this page, so left out: ${this.skipped.map((t) => `“${t}”`).join(" and ")}.` : "";
+      ? t("tour.skipped", { steps: andList(this.skipped.map((name) => t("tour.quoted", { title: name }))) }) : "";
     this.note.textContent = skipped;
     this.note.hidden = !skipped;
     this.prev.disabled = this.index === 0;
     const last = this.index === this.steps.length - 1;
-    this.next.textContent = last ? "Done" : "Next";
+    this.next.textContent = last ? t("tour.done") : t("tour.next");
     this.highlight(findTarget(step));
     this.reveal();
   }
@@ -355,10 +322,10 @@ export class TourOffer {
     const prompt = this.page.el && this.page.el.prompt;
     if (!prompt) return;
     this.el = h("div", { class: "tour-offer", id: "tour-offer", role: "group", "aria-labelledby": "tour-offer-title" },
-      h("p", {}, h("strong", { id: "tour-offer-title" }, OFFER.title), " ", OFFER.text),
+      h("p", {}, h("strong", { id: "tour-offer-title" }, t("tour.offer.title")), " ", t("tour.offer.text")),
       h("div", { class: "row" },
-        h("button", { type: "button", class: "small primary", id: "tour-offer-yes", onclick: () => this.accept() }, OFFER.yes),
-        h("button", { type: "button", class: "small", id: "tour-offer-no", onclick: () => this.dismiss() }, OFFER.no)));
+        h("button", { type: "button", class: "small primary", id: "tour-offer-yes", onclick: () => this.accept() }, t("tour.offer.yes")),
+        h("button", { type: "button", class: "small", id: "tour-offer-no", onclick: () => this.dismiss() }, t("tour.offer.no"))));
     prompt.before(this.el);
   }
 
@@ -388,8 +355,8 @@ export function tourEntry(closeHelp) {
       closeHelp();
       startTour(document.getElementById("help-open"));
     },
-  }, "Walk me through a turn");
-  const note = h("p", { class: "small muted", id: "tour-later" }, "At a table, once the game is on, a button here walks you through one turn on the real board.");
+  }, t("tour.start"));
+  const note = h("p", { class: "small muted", id: "tour-later" }, t("tour.later"));
   const box = h("div", { class: "tour-entry" }, button, note);
   box.refresh = () => {
     const on = tourAvailable();
