@@ -388,7 +388,7 @@ def test_refusals_are_said_in_the_clients_words(
     eve = people(base_url(module_server), "Eve")
     page = eve.page
     cases = [
-        ("/#/replay/t-0000000000", "there is no such table"),
+        ("/#/replay/t-0000000000", "no such table"),
         (f"/#/replay/{game.unstarted}", "has not started yet"),
         (link(game, "?seat=3"), "a seat nobody sat in"),
     ]

@@ -5,6 +5,7 @@
 import { Refused } from "./connection.js";
 import { h, replace } from "./dom.js";
 import { toHex } from "/sdk/fairness.js";
+import { bdi, errorText as anyErrorText, t, tx } from "./i18n.js";
 import { signedHint, sitterFor } from "./identity.js";
 import { seatBadge } from "./panels.js";
 import * as store from "./store.js";
@@ -33,25 +34,19 @@ function randomSeedHex() {
   return toHex(bytes);
 }
 
+// The codes a table's page words in its own way (entry.refused.*); any other code has the
+// sentence of the code registry (i18n.js codeText), in the page's language.
+const TABLE_REFUSALS = new Set([
+  "table/full", "table/started", "table/not_found", "table/not_full", "table/closed", "table/archived",
+  "table/seat_free", "table/bad_clock", "table/not_started", "table/not_finished", "table/already_seated",
+  "server/unavailable",
+]);
+
+// A refusal (or a lost connection, or any failure) in words: from its code, never from the
+// server's English message.
 export function errorText(err) {
-  if (err instanceof Refused) {
-    switch (err.code) {
-      case "table/full": return "Every seat at this table is taken.";
-      case "table/started": return "The game at this table has already started.";
-      case "table/not_found": return "There is no such table.";
-      case "table/not_full": return "Not every seat is taken yet: invite friends or add bots.";
-      case "table/closed": return "This table was closed: by its creator, or because its game did not start in time.";
-      case "table/archived": return "This game is over and archived: the table is closed, its transcript remains.";
-      case "table/seat_free": return "Nobody holds that seat now.";
-      case "table/bad_clock": return `That clock is outside this server's limits: ${err.message}`;
-      case "table/not_started": return "The game at this table has not started yet.";
-      case "table/not_finished": return "The game at this table is not over yet.";
-      case "table/already_seated": return "You already sit at this table under your player name (in another tab or on another device). To take one more seat, give another name: you sit down as a guest.";
-      case "server/unavailable": return "The server cannot reach its store just now: try again in a moment.";
-      default: return `${err.message} (${err.code})`;
-    }
-  }
-  return err && err.message ? err.message : String(err);
+  if (err instanceof Refused && TABLE_REFUSALS.has(err.code)) return t(`entry.refused.${err.code}`);
+  return anyErrorText(err);
 }
 
 // Joins `table` with the name typed; resolves to the seat record kept for it. A signed-in
@@ -70,47 +65,47 @@ export async function joinTable(lobby, table, name, extra = {}, { guest = false 
 // This browser holds a seat at the table (kept by another tab or an earlier visit): ask first.
 export function askResume(page, record) {
   replace(page.root, h("section", { class: "card narrow" },
-    h("h1", {}, `Table ${page.table}`),
-    h("p", {}, "This browser holds seat ", seatBadge(record.seat, null), " (", record.name, ") at this table."),
+    h("h1", {}, t("entry.table", { table: page.table })),
+    h("p", {}, tx("entry.holds", { seat: seatBadge(record.seat, null), name: bdi(record.name) })),
     h("div", { class: "buttons" },
       h("button", { type: "button", class: "primary", id: "resume-seat", autofocus: true, onclick: () => {
         store.claimInTab(page.table, record);
         page.startSession(record);
-      } }, `Continue as P${record.seat + 1}`),
-      h("button", { type: "button", id: "join-another", onclick: () => joinForm(page, true) }, "Take another seat"),
-      h("button", { type: "button", onclick: () => page.navigate(`#/watch/${page.table}`) }, "Watch instead"))));
+      } }, t("entry.continue", { seat: record.seat + 1 })),
+      h("button", { type: "button", id: "join-another", onclick: () => joinForm(page, true) }, t("entry.another")),
+      h("button", { type: "button", onclick: () => page.navigate(`#/watch/${page.table}`) }, t("entry.watch_instead")))));
   page.root.querySelector("#resume-seat").focus();
 }
 
 // Opening an invite: the table is looked up first, so that a started, full, closed or unknown
 // table says so at once (and offers to watch) instead of asking for a name in vain.
 export async function joinForm(page, another = false) {
-  replace(page.root, h("section", { class: "card narrow" }, h("h1", {}, `Table ${page.table}`), h("p", { role: "status" }, "Looking the table up…")));
+  replace(page.root, h("section", { class: "card narrow" }, h("h1", {}, t("entry.table", { table: page.table })), h("p", { role: "status" }, t("entry.looking_up"))));
   let info = null;
   try {
     info = await page.lobby.table(page.table);
   } catch (err) {
-    if (err instanceof Refused && err.code === "table/not_found") return cannotJoin(page, "There is no such table: the link may be old, or the table was closed.", false);
+    if (err instanceof Refused && err.code === "table/not_found") return cannotJoin(page, t("entry.no_table"), false);
     // the server cannot be asked now: the form, and the join says why if it must
   }
   if (page.session || page.closed) return undefined; // the page moved on meanwhile
   // a private table, or one without spectators, cannot be watched (table/no_spectators)
   const watchable = Boolean(info && info.spectators !== false && info.public !== false);
   if (info && info.status === "playing") {
-    return cannotJoin(page, `The game at this table has already started, so its seats are taken${watchable ? "" : ", and it cannot be watched"}.`, watchable);
+    return cannotJoin(page, t("entry.started", { watchable: watchable ? "yes" : "no" }), watchable);
   }
-  if (info && info.status === "over") return cannotJoin(page, "The game at this table is over.", watchable);
-  if (info && info.taken >= info.seats) return cannotJoin(page, "Every seat at this table is taken.", watchable);
+  if (info && info.status === "over") return cannotJoin(page, t("entry.over"), watchable);
+  if (info && info.taken >= info.seats) return cannotJoin(page, t("entry.refused.table/full"), watchable);
   return nameForm(page, another);
 }
 
 function cannotJoin(page, words, watchable) {
   replace(page.root, h("section", { class: "card narrow", id: "cannot-join" },
-    h("h1", {}, `Table ${page.table}`),
+    h("h1", {}, t("entry.table", { table: page.table })),
     h("p", { class: "status", role: "status" }, words),
     h("div", { class: "buttons" },
-      watchable ? h("button", { type: "button", class: "primary", id: "watch-instead", onclick: () => page.navigate(`#/watch/${page.table}`) }, "Watch the game") : null,
-      h("a", { href: "#/", class: "button-link", id: "back-to-lobby" }, "Back to the lobby"))));
+      watchable ? h("button", { type: "button", class: "primary", id: "watch-instead", onclick: () => page.navigate(`#/watch/${page.table}`) }, t("entry.watch_game")) : null,
+      h("a", { href: "#/", class: "button-link", id: "back-to-lobby" }, t("entry.back")))));
   const first = page.root.querySelector("#watch-instead, #back-to-lobby");
   if (first) first.focus();
   return undefined;
@@ -121,20 +116,20 @@ function nameForm(page, another) {
   const nameInput = h("input", { id: "join-name", name: "name", required: true, maxlength: 32, autocomplete: "nickname", value: signed ? signed.handle : store.name() || "", "aria-describedby": signed ? "join-name-hint" : null });
   const status = h("p", { class: "status", role: "status" });
   const form = h("form", { class: "card narrow", id: "join-form" },
-    h("h1", {}, `Join table ${page.table}`),
-    h("p", {}, another ? "Take another free seat at this table." : "A friend invited you to this table. Choose a name and take a free seat."),
-    h("label", { for: "join-name" }, "Your name"), nameInput,
+    h("h1", {}, t("entry.join_table", { table: page.table })),
+    h("p", {}, t(another ? "entry.take_another" : "entry.invited")),
+    h("label", { for: "join-name" }, t("entry.your_name")), nameInput,
     signed ? h("p", { class: "hint", id: "join-name-hint" }, signedHint(signed.handle)) : null,
     h("div", { class: "buttons" },
-      h("button", { type: "submit", class: "primary", id: "join-submit" }, "Join the table"),
-      h("button", { type: "button", onclick: () => page.navigate(`#/watch/${page.table}`) }, "Watch instead"),
-      h("a", { href: "#/", class: "button-link" }, "Back to the lobby")),
+      h("button", { type: "submit", class: "primary", id: "join-submit" }, t("entry.join")),
+      h("button", { type: "button", onclick: () => page.navigate(`#/watch/${page.table}`) }, t("entry.watch_instead")),
+      h("a", { href: "#/", class: "button-link" }, t("entry.back"))),
     status);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const name = nameInput.value.trim();
     if (!name) return;
-    status.textContent = "Joining…";
+    status.textContent = t("entry.joining");
     try {
       const sitter = await sitterFor(page.lobby, name);
       const record = await joinTable(page.lobby, page.table, sitter.name, {}, sitter);
@@ -142,7 +137,7 @@ function nameForm(page, another) {
     } catch (err) {
       status.textContent = errorText(err);
       if (err instanceof Refused && (err.code === "table/full" || err.code === "table/started")) {
-        status.append(" ", h("a", { href: `#/watch/${page.table}` }, "Watch it instead."));
+        status.append(" ", h("a", { href: `#/watch/${page.table}` }, t("entry.watch_it")));
       }
     }
   });

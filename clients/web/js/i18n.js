@@ -5,7 +5,7 @@
 // A sentence is one message (never joined from translated fragments); players' names are
 // arguments shown as text nodes, isolated (<bdi>) where they sit inside a sentence.
 //
-// Error codes are worded by errorText(code): the sentences the server publishes at
+// Error codes are worded by codeText(code) (errorText(err) for anything thrown): the sentences the server publishes at
 // /errors.<lang>.json (English: the protocol's code registry; Spanish: the SDK's errors.es.json,
 // which the terminal client reads too), never the server's English `message` or `detail`.
 //
@@ -104,8 +104,52 @@ export function has(key) {
 
 // An error code (an error frame's or a refusal's `code`) in words: its sentence, else a sentence
 // naming the code.
-export function errorText(code) {
+export function codeText(code) {
   return messages.has(`error.${code}`) ? t(`error.${code}`) : t("error.unknown", { code: String(code) });
+}
+
+// Anything thrown in words: a refusal (an Error with a `code`: the SDK's Refused) by its code,
+// a lost or unreachable connection (the SDK's Lost) as such, anything else as a failure.
+export function errorText(err) {
+  if (err && typeof err.code === "string" && err.code) return codeText(err.code);
+  if (err && err.name === "Lost") return t("error.lost");
+  return t("error.failed", { problem: String((err && err.message) || err) });
+}
+
+const MARK = /\uE000(\d+)\uE001/;
+
+// `key`'s message with elements among its arguments (a seat's badge, a link, a name in <bdi>):
+// an array of text and those elements, in the message's order, for h(...) to append. A
+// sentence with a part that is an element stays one message.
+export function tx(key, args = {}) {
+  const nodes = [];
+  const plain = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (typeof Node !== "undefined" && value instanceof Node) {
+      plain[name] = `\uE000${nodes.length}\uE001`;
+      nodes.push(value);
+    } else {
+      plain[name] = value;
+    }
+  }
+  const text = t(key, plain);
+  if (!nodes.length) return [text];
+  const used = new Set(); // an element named twice appears twice (a copy the second time)
+  return text.split(MARK).map((part, i) => {
+    if (i % 2 === 0) return part;
+    const node = nodes[Number(part)];
+    if (used.has(node)) return node.cloneNode(true);
+    used.add(node);
+    return node;
+  }).filter((part) => part !== "");
+}
+
+// A player's own text (a name, a handle) as an isolated element inside a sentence: its
+// direction is its own (an Arabic or Persian name keeps its order, the words around it theirs).
+export function bdi(text) {
+  const el = document.createElement("bdi");
+  el.textContent = String(text);
+  return el;
 }
 
 // "en" | "es".

@@ -6,7 +6,8 @@
 
 import { Refused } from "./connection.js";
 import { copyText, h, replace } from "./dom.js";
-import { modeName, playerHash, ratingBadge } from "./ratings.js";
+import { bdi, errorText, formatDate, t, tx } from "./i18n.js";
+import { playerHash, ratingBadge } from "./ratings.js";
 import * as store from "./store.js";
 
 const CODE = /^[A-Za-z0-9_-]{8,64}$/;
@@ -19,21 +20,15 @@ export function claimLink(code) {
   return `${location.origin}${location.pathname}#/claim/${code}`;
 }
 
+const IDENTITY_REFUSALS = new Set([
+  "identity/handle_taken", "identity/bad_code", "identity/required", "identity/signed_in", "identity/not_found",
+  "protocol/bad_field", "server/unavailable",
+]);
+
 // The words for a refused identity request: from its code, never the server's English.
 export function identityError(err, name = "") {
-  if (err instanceof Refused) {
-    switch (err.code) {
-      case "identity/handle_taken": return `Someone else already plays as “${name}”. Choose another name.`;
-      case "identity/bad_code": return "That code is unknown, used already or expired. A code works once, for ten minutes: ask your other device for a new one (“Use on another device” in its lobby).";
-      case "identity/required": return "This browser is not signed in any more: choose your name again in the lobby.";
-      case "identity/signed_in": return "This browser is signed in already.";
-      case "identity/not_found": return "There is no such player.";
-      case "protocol/bad_field": return "That name cannot be used: a name has 1 to 32 characters, no spaces at either end and no invisible characters.";
-      case "server/unavailable": return "The server cannot reach its store just now: try again in a moment.";
-      default: return `That did not work: ${err.message} (${err.code})`;
-    }
-  }
-  return `The server cannot be reached: ${err && err.message ? err.message : err}`;
+  if (err instanceof Refused && IDENTITY_REFUSALS.has(err.code)) return t(`identity.refused.${err.code}`, { name });
+  return errorText(err);
 }
 
 // A name given at a table (the lobby's create form, "Try a game", an invite) on a visit without
@@ -72,7 +67,7 @@ export async function sitterFor(lobby, name) {
 
 // The hint under a name field of a signed-in browser.
 export function signedHint(handle) {
-  return `Signed in as ${handle}. Under another name you sit down as a guest, and the game does not count for ${handle}.`;
+  return tx("identity.signed_hint", { handle: bdi(handle) });
 }
 
 // The lobby's card. `onChange(notice)`: the identity changed (the lobby is drawn again, and
@@ -118,12 +113,12 @@ export class PlayerCard {
     this.rating = h("span", { id: "player-rating" });
     this.panel = h("div", { id: "player-panel" });
     replace(this.el,
-      h("h2", { id: "player-title", tabindex: "-1" }, "Your player name"),
-      h("p", { id: "signed-in", "data-handle": who.handle }, "Signed in as ", h("strong", {}, who.handle), this.rating),
-      h("p", {}, h("a", { href: playerHash(who.handle, who.id), id: "my-page" }, "Your games and rating"), " · ", h("a", { href: "#/leaderboard", id: "leaderboard-link" }, "Leaderboard")),
+      h("h2", { id: "player-title", tabindex: "-1" }, t("identity.title")),
+      h("p", { id: "signed-in", "data-handle": who.handle }, tx("identity.signed_in", { handle: h("strong", {}, bdi(who.handle)) }), this.rating),
+      h("p", {}, h("a", { href: playerHash(who.handle, who.id), id: "my-page" }, t("identity.my_page")), " · ", h("a", { href: "#/leaderboard", id: "leaderboard-link" }, t("app.nav.leaderboard"))),
       h("div", { class: "buttons" },
-        h("button", { type: "button", id: "transfer", "aria-controls": "player-panel", onclick: () => this.transfer() }, "Use on another device"),
-        h("button", { type: "button", id: "rename", "aria-controls": "player-panel", onclick: () => this.renameForm(who) }, "Change name")),
+        h("button", { type: "button", id: "transfer", "aria-controls": "player-panel", onclick: () => this.transfer() }, t("identity.transfer")),
+        h("button", { type: "button", id: "rename", "aria-controls": "player-panel", onclick: () => this.renameForm(who) }, t("identity.rename"))),
       this.panel,
       this.status);
     this.lookUpRating(who);
@@ -137,12 +132,12 @@ export class PlayerCard {
       return; // the card does without it
     }
     const rated = page.ratings.find((r) => Number.isInteger(r.rating));
-    if (rated) replace(this.rating, ` · ${modeName(rated.mode).toLowerCase()} rating `, ratingBadge(rated));
+    if (rated) replace(this.rating, " · ", tx("identity.rating", { mode: rated.mode, rating: ratingBadge(rated) }));
   }
 
   // "Use on another device": a one-time code and its link, with how long they work.
   async transfer() {
-    this.say("Asking the server for a code…");
+    this.say(t("identity.asking"));
     let reply;
     try {
       reply = await this.lobby.transferCode();
@@ -153,40 +148,39 @@ export class PlayerCard {
     const code = reply.transfer_code;
     const link = claimLink(code);
     const minutes = Math.max(1, Math.round((reply.expires - Date.now()) / 60000));
-    const until = new Date(reply.expires).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    const until = formatDate(reply.expires, { hour: "2-digit", minute: "2-digit" });
     replace(this.panel, h("div", { class: "transfer", id: "transfer-panel" },
-      h("p", {}, "On your other device, open this link. It signs that device in as you, once, for the next ",
-        h("strong", { id: "transfer-minutes" }, `${minutes} minute${minutes === 1 ? "" : "s"}`), ` (until ${until}).`),
+      h("p", {}, tx("identity.transfer.open", { minutes: h("strong", { id: "transfer-minutes" }, t("identity.minutes", { n: minutes })), until })),
       h("div", { class: "row" },
-        h("label", { for: "transfer-link", class: "visually-hidden" }, "Link for your other device"),
+        h("label", { for: "transfer-link", class: "visually-hidden" }, t("identity.transfer.link")),
         h("input", { id: "transfer-link", readonly: true, value: link, onfocus: (e) => e.target.select() }),
-        h("button", { type: "button", id: "copy-transfer", onclick: () => this.copy(link) }, "Copy")),
-      h("p", {}, "Or type this code into that device's lobby: ", h("code", { id: "transfer-code", class: "code" }, code))));
-    this.say("Your code is ready.");
+        h("button", { type: "button", id: "copy-transfer", onclick: () => this.copy(link) }, t("identity.copy"))),
+      h("p", {}, tx("identity.transfer.code", { code: h("code", { id: "transfer-code", class: "code" }, code) }))));
+    this.say(t("identity.transfer.ready"));
   }
 
   copy(link) {
     copyText(link).then(() => {
-      this.say("Link copied.");
+      this.say(t("identity.copied"));
     }, () => {
-      this.say("Copy the link by hand.");
+      this.say(t("identity.copy_by_hand"));
     });
   }
 
   renameForm(who) {
     const input = h("input", { id: "rename-name", required: true, maxlength: 32, autocomplete: "nickname", value: who.handle });
     const form = h("form", { class: "rename", id: "rename-form" },
-      h("div", { class: "field" }, h("label", { for: "rename-name" }, "Your new name"), input,
-        h("p", { class: "hint" }, "Seats you already took keep the name you had then.")),
+      h("div", { class: "field" }, h("label", { for: "rename-name" }, t("identity.rename.label")), input,
+        h("p", { class: "hint" }, t("identity.rename.hint"))),
       h("div", { class: "buttons" },
-        h("button", { type: "submit", class: "primary", id: "rename-save" }, "Save the name"),
+        h("button", { type: "submit", class: "primary", id: "rename-save" }, t("identity.rename.save")),
         h("button", { type: "button", id: "rename-cancel", onclick: () => {
           replace(this.panel);
           this.say("");
           this.el.querySelector("#rename").focus();
-        } }, "Cancel")));
-    this.onName(form, input, "Saving…", (handle) => this.lobby.renameIdentity(handle),
-      (renamed) => `Your player name is now ${renamed.handle}.`);
+        } }, t("identity.cancel"))));
+    this.onName(form, input, t("identity.saving"), (handle) => this.lobby.renameIdentity(handle),
+      (renamed) => t("identity.renamed", { handle: renamed.handle }));
     replace(this.panel, form);
     this.say("");
     input.focus();
@@ -214,17 +208,17 @@ export class PlayerCard {
   guest() {
     const input = h("input", { id: "identity-name", name: "identity-name", required: true, maxlength: 32, autocomplete: "nickname", value: takenAtTable ? "" : store.name() || "" });
     const form = h("form", { class: "identity-form", id: "identity-form" },
-      h("div", { class: "field" }, h("label", { for: "identity-name" }, "Choose your name"),
-        h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary", id: "identity-keep" }, "Keep this name"))));
-    this.onName(form, input, "Keeping your name…", (handle) => this.lobby.createIdentity(handle), (made) => {
+      h("div", { class: "field" }, h("label", { for: "identity-name" }, t("identity.choose")),
+        h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary", id: "identity-keep" }, t("identity.keep")))));
+    this.onName(form, input, t("identity.keeping"), (handle) => this.lobby.createIdentity(handle), (made) => {
       takenAtTable = null;
       store.keepName(made.handle);
-      return `You are signed in as ${made.handle}.`;
+      return t("identity.made", { handle: made.handle });
     });
     const code = h("input", { id: "claim-code", autocomplete: "off", spellcheck: "false", maxlength: 64 });
     const claim = h("form", { class: "row", id: "claim-form" },
-      h("label", { for: "claim-code" }, "Code"), code,
-      h("button", { type: "submit", id: "claim-submit" }, "Sign in with the code"));
+      h("label", { for: "claim-code" }, t("identity.code")), code,
+      h("button", { type: "submit", id: "claim-submit" }, t("identity.claim")));
     claim.addEventListener("submit", (event) => {
       event.preventDefault();
       const value = code.value.trim();
@@ -232,21 +226,21 @@ export class PlayerCard {
     });
     const forgotten = this.lobby.forgotten;
     replace(this.el,
-      h("h2", { id: "player-title", tabindex: "-1" }, "Your player name"),
+      h("h2", { id: "player-title", tabindex: "-1" }, t("identity.title")),
       forgotten !== null
-        ? h("p", { class: "warn", id: "identity-forgotten" }, `This server no longer knows your player name${forgotten ? ` “${forgotten}”` : ""} (its records may have been reset), so you play as a guest. Choose a name again.`)
+        ? h("p", { class: "warn", id: "identity-forgotten" }, forgotten ? tx("identity.forgotten", { name: bdi(forgotten) }) : t("identity.forgotten.nameless"))
         : null,
       takenAtTable
-        ? h("p", { class: "warn", id: "identity-taken" }, `Someone else already plays as “${takenAtTable}”, so you sat down as a guest. Choose another name to keep your rating.`)
+        ? h("p", { class: "warn", id: "identity-taken" }, tx("identity.taken", { name: bdi(takenAtTable) }))
         : null,
-      h("p", {}, "The name other players see. This browser keeps it for you, with your rating: no password, no e-mail."),
+      h("p", {}, t("identity.about")),
       form,
       this.status,
       h("details", { class: "claim" },
-        h("summary", {}, "Already playing on another device?"),
-        h("p", {}, "There, choose “Use on another device” in the lobby and open its link here, or type its code:"),
+        h("summary", {}, t("identity.other_device")),
+        h("p", {}, t("identity.other_device.how")),
         claim),
-      h("p", {}, h("a", { href: "#/leaderboard", id: "leaderboard-link" }, "Leaderboard")));
+      h("p", {}, h("a", { href: "#/leaderboard", id: "leaderboard-link" }, t("app.nav.leaderboard"))));
   }
 }
 
@@ -265,21 +259,21 @@ export class ClaimPage {
     this.status = h("p", { class: "status", role: "status", id: "claim-status" });
     this.body = h("div", { id: "claim-body" });
     replace(this.root, h("section", { class: "card narrow", id: "claim" },
-      h("h1", {}, "Sign in on this device"), this.status, this.body));
+      h("h1", {}, t("identity.claim.title")), this.status, this.body));
     const known = store.identity();
     if (!this.code) {
-      this.status.textContent = known ? `This device is signed in as ${known.handle}.` : "";
-      this.body.append(h("p", {}, "To sign in as the player of another device, open the link its lobby gives under “Use on another device”."),
-        h("p", {}, h("a", { href: "#/", class: "button-link" }, "Go to the lobby")));
+      replace(this.status, known ? tx("identity.claim.device", { handle: bdi(known.handle) }) : null);
+      this.body.append(h("p", {}, t("identity.claim.how")),
+        h("p", {}, h("a", { href: "#/", class: "button-link" }, t("identity.claim.lobby"))));
     } else if (!CODE.test(this.code)) {
       this.refused(new Refused("identity/bad_code", ""));
     } else if (known) {
-      this.status.textContent = `This device is signed in as ${known.handle}.`;
+      replace(this.status, tx("identity.claim.device", { handle: bdi(known.handle) }));
       this.body.append(
-        h("p", {}, `Signing in with this code replaces ${known.handle} on this device: ${known.handle} stays on the devices that have it, but this one forgets it.`),
+        h("p", {}, tx("identity.claim.replaces", { handle: bdi(known.handle), again: bdi(known.handle) })),
         h("div", { class: "buttons" },
-          h("button", { type: "button", class: "primary", id: "claim-confirm", onclick: () => this.redeem() }, "Sign in with the code"),
-          h("a", { href: "#/", class: "button-link", id: "claim-keep" }, `Stay ${known.handle}`)));
+          h("button", { type: "button", class: "primary", id: "claim-confirm", onclick: () => this.redeem() }, t("identity.claim")),
+          h("a", { href: "#/", class: "button-link", id: "claim-keep" }, tx("identity.claim.stay", { handle: bdi(known.handle) }))));
     } else {
       this.redeem();
     }
@@ -291,7 +285,7 @@ export class ClaimPage {
 
   async redeem() {
     replace(this.body);
-    this.status.textContent = "Signing you in…";
+    this.status.textContent = t("identity.claim.working");
     let who;
     try {
       who = await this.lobby.redeemCode(this.code);
@@ -304,9 +298,9 @@ export class ClaimPage {
     history.replaceState(null, "", "#/claim");
     this.status.textContent = "";
     replace(this.body,
-      h("p", { id: "claim-done", class: "done" }, "You are now signed in as ", h("strong", {}, who.handle), " on this device."),
-      h("p", {}, h("a", { href: "#/", class: "button-link", id: "claim-lobby" }, "Go to the lobby"), " ",
-        h("a", { href: playerHash(who.handle, who.id), class: "button-link" }, "Your games and rating")));
+      h("p", { id: "claim-done", class: "done" }, tx("identity.claim.done", { handle: h("strong", {}, bdi(who.handle)) })),
+      h("p", {}, h("a", { href: "#/", class: "button-link", id: "claim-lobby" }, t("identity.claim.lobby")), " ",
+        h("a", { href: playerHash(who.handle, who.id), class: "button-link" }, t("identity.my_page"))));
     this.root.querySelector("#claim-lobby").focus();
   }
 
@@ -314,6 +308,6 @@ export class ClaimPage {
     this.status.textContent = "";
     replace(this.body,
       h("p", { class: "error", id: "claim-error" }, identityError(err)),
-      h("p", {}, h("a", { href: "#/", class: "button-link", id: "claim-lobby" }, "Go to the lobby")));
+      h("p", {}, h("a", { href: "#/", class: "button-link", id: "claim-lobby" }, t("identity.claim.lobby"))));
   }
 }

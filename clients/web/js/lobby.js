@@ -15,6 +15,7 @@ import { h, replace } from "./dom.js";
 import { joinTable, replayHash } from "./entry.js";
 import { FinishedGames } from "./finished.js";
 import { helpButton } from "./help.js";
+import { bdi, errorText, formatDate, t, tx } from "./i18n.js";
 import { PlayerCard, signedHint, sitterFor } from "./identity.js";
 import { blocksOf } from "./moderation.js";
 import { personName } from "./ratings.js";
@@ -45,17 +46,16 @@ export class LobbyPage {
     clearInterval(this.timer); // (drawn again when the identity changes)
     // Signed in: the name is the player's handle (another one sits down as a guest).
     const signed = store.identity();
-    const name = h("input", { id: "name", name: "name", required: true, maxlength: 32, autocomplete: "nickname", value: signed ? signed.handle : store.name() || "", placeholder: "Officer Ada", "aria-describedby": "name-hint" });
+    const name = h("input", { id: "name", name: "name", required: true, maxlength: 32, autocomplete: "nickname", value: signed ? signed.handle : store.name() || "", placeholder: t("lobby.name.placeholder"), "aria-describedby": "name-hint" });
     if (!signed) name.addEventListener("change", () => store.keepName(name.value.trim()));
-    const nameField = h("div", { class: "field" }, h("label", { for: "name" }, "Your name"), name,
-      h("p", { class: "hint small", id: "name-hint" }, signed ? signedHint(signed.handle)
-        : "If nobody has this name yet, it becomes yours here, kept by this browser with your rating."));
+    const nameField = h("div", { class: "field" }, h("label", { for: "name" }, t("lobby.name")), name,
+      h("p", { class: "hint small", id: "name-hint" }, signed ? signedHint(signed.handle) : t("lobby.name.hint")));
     const card = new PlayerCard(this.lobby, { notice, onChange: (words, again = false) => this.open(words, again) });
     const seats = h("select", { id: "seats", name: "seats" }, [1, 2, 3, 4].map((n) =>
-      h("option", { value: String(n), selected: n === 4 }, n === 1 ? "1 (solo)" : String(n))));
+      h("option", { value: String(n), selected: n === 4 }, n === 1 ? t("lobby.seats.solo") : String(n))));
     const mode = h("select", { id: "mode", name: "mode", "aria-describedby": "mode-hint" },
-      h("option", { value: "competitive", selected: true }, "competitive: each officer for themselves"),
-      h("option", { value: "cooperative" }, "cooperative: the team against the clock"));
+      h("option", { value: "competitive", selected: true }, t("lobby.mode.competitive")),
+      h("option", { value: "cooperative" }, t("lobby.mode.cooperative")));
     const modeHint = h("p", { class: "hint small", id: "mode-hint" });
     const fitMode = () => {
       // cooperative needs 2-4 seats: the solo seat count is not offered with it
@@ -63,9 +63,7 @@ export class LobbyPage {
       const solo = seats.querySelector('option[value="1"]');
       solo.disabled = coop;
       if (coop && seats.value === "1") seats.value = "2";
-      modeHint.textContent = coop
-        ? "2–4 officers, roles drawn at the start, one joint accusation; the Out-of-Time Marker shortens the game on every penalty."
-        : seats.value === "1" ? "One seat: the solo game." : "Each officer accuses in secret; of those who name the murderer, the highest badge wins.";
+      modeHint.textContent = t(coop ? "lobby.mode.hint.cooperative" : seats.value === "1" ? "lobby.mode.hint.solo" : "lobby.mode.hint.competitive");
     };
     mode.addEventListener("change", fitMode);
     seats.addEventListener("change", fitMode);
@@ -75,32 +73,31 @@ export class LobbyPage {
     const delay = h("input", { type: "number", id: "delay", min: 0, max: 100, value: "0", inputmode: "numeric" });
     const rateBots = h("input", { type: "checkbox", id: "rate-bots", "aria-describedby": "rate-bots-hint" });
     const bots = h("select", { id: "bots", name: "bots", "aria-describedby": "bots-hint" },
-      h("option", { value: "0" }, "no bots (invite friends)"),
+      h("option", { value: "0" }, t("lobby.bots.none")),
       BOT_LEVELS.map(([level]) => h("option", { value: `fill-${level}`, selected: level === "normal" },
-        `fill the other seats with ${level} bots`)));
-    const botsHint = h("p", { class: "hint small", id: "bots-hint" },
-      "Easy bots play loosely, normal bots play to win, strong bots think ahead (they take longer).");
+        t("lobby.bots.fill", { level }))));
+    const botsHint = h("p", { class: "hint small", id: "bots-hint" }, t("lobby.bots.hint"));
     // the level of the bot that plays a person's seat once it is handed over (create_table handover_bot)
     const handover = h("select", { id: "handover-bot", name: "handover-bot", "aria-describedby": "handover-hint" },
       BOT_LEVELS.map(([level, word]) => h("option", { value: level, selected: level === "normal" }, word)));
     const clock = clockChoice();
     this.status = h("p", { class: "status", role: "status", id: "lobby-status" });
     const create = h("form", { class: "card", id: "create-form", "aria-labelledby": "create-title" },
-      h("h2", { id: "create-title" }, "Create a table"),
+      h("h2", { id: "create-title" }, t("lobby.create.title")),
       nameField,
-      h("div", { class: "field" }, h("label", { for: "mode" }, "Game"), mode, modeHint),
-      h("div", { class: "field" }, h("label", { for: "seats" }, "Seats"), seats),
-      h("div", { class: "field" }, h("label", { for: "bots" }, "Bots"), bots, botsHint),
+      h("div", { class: "field" }, h("label", { for: "mode" }, t("lobby.game")), mode, modeHint),
+      h("div", { class: "field" }, h("label", { for: "seats" }, t("lobby.seats")), seats),
+      h("div", { class: "field" }, h("label", { for: "bots" }, t("lobby.bots")), bots, botsHint),
       clock.el,
-      h("div", { class: "field" }, h("label", { for: "handover-bot" }, "If a player leaves, a bot plays their seat at"), handover,
-        h("p", { class: "hint small", id: "handover-hint" }, "Also when a player stays away or keeps running out of time (see the clock).")),
+      h("div", { class: "field" }, h("label", { for: "handover-bot" }, t("lobby.handover")), handover,
+        h("p", { class: "hint small", id: "handover-hint" }, t("lobby.handover.hint"))),
       h("div", { class: "field" },
-        h("div", { class: "field check" }, rateBots, h("label", { for: "rate-bots" }, "Rated, with its bots as players")),
-        h("p", { class: "hint small", id: "rate-bots-hint" }, "A competitive game against bots then moves your rating; each bot level has a rating of its own.")),
-      h("div", { class: "field check" }, isPublic, h("label", { for: "public" }, "Public: listed here, anyone with the link may watch")),
-      h("div", { class: "field check" }, spectators, h("label", { for: "spectators" }, "Spectators may watch")),
-      h("div", { class: "field" }, h("label", { for: "delay" }, "Spectator delay (moves behind)"), delay),
-      h("div", { class: "buttons" }, h("button", { type: "submit", class: "primary", id: "create" }, "Create and sit down")));
+        h("div", { class: "field check" }, rateBots, h("label", { for: "rate-bots" }, t("lobby.rate_bots"))),
+        h("p", { class: "hint small", id: "rate-bots-hint" }, t("lobby.rate_bots.hint"))),
+      h("div", { class: "field check" }, isPublic, h("label", { for: "public" }, t("lobby.public"))),
+      h("div", { class: "field check" }, spectators, h("label", { for: "spectators" }, t("lobby.spectators"))),
+      h("div", { class: "field" }, h("label", { for: "delay" }, t("lobby.delay")), delay),
+      h("div", { class: "buttons" }, h("button", { type: "submit", class: "primary", id: "create" }, t("lobby.create"))));
     create.addEventListener("submit", (event) => {
       event.preventDefault();
       this.create({
@@ -117,42 +114,42 @@ export class LobbyPage {
       });
     });
 
-    const idInput = h("input", { id: "table-id", placeholder: "t-… or a link", autocomplete: "off" });
+    const idInput = h("input", { id: "table-id", placeholder: t("lobby.by_id.placeholder"), autocomplete: "off" });
     const byId = h("form", { class: "card", id: "by-id-form", "aria-labelledby": "by-id-title" },
-      h("h2", { id: "by-id-title" }, "Join or watch by link"),
-      h("div", { class: "field" }, h("label", { for: "table-id" }, "Table id or invite link"), idInput),
+      h("h2", { id: "by-id-title" }, t("lobby.by_id.title")),
+      h("div", { class: "field" }, h("label", { for: "table-id" }, t("lobby.by_id.label")), idInput),
       h("div", { class: "buttons" },
-        h("button", { type: "submit", id: "join-by-id" }, "Join"),
-        h("button", { type: "button", id: "watch-by-id", onclick: () => this.go(idInput.value, "watch") }, "Watch")));
+        h("button", { type: "submit", id: "join-by-id" }, t("lobby.join")),
+        h("button", { type: "button", id: "watch-by-id", onclick: () => this.go(idInput.value, "watch") }, t("lobby.watch"))));
     byId.addEventListener("submit", (event) => {
       event.preventDefault();
       this.go(idInput.value, "table");
     });
 
-    this.list = h("div", { id: "tables" }, h("p", { class: "muted" }, "Loading…"));
+    this.list = h("div", { id: "tables" }, h("p", { class: "muted" }, t("app.loading")));
     this.more = h("button", { type: "button", id: "more-tables", hidden: true, onclick: () => {
       this.pages += 1;
       this.refresh();
-    } }, "More tables");
+    } }, t("lobby.more"));
     this.listSignature = null;
     const mine = this.mine();
     replace(this.root,
       h("div", { class: "lobby" },
         h("section", { class: "intro" },
           h("h1", {}, "Echo Ridge"),
-          h("p", {}, "Someone has been murdered in the city of Echo Ridge. As officers you drive a 5×5 city, arrest mobsters and collect clues on a shared 48-hour time track; in the end each of you secretly accuses one of 16 suspects, or in the cooperative game the team makes one joint accusation. Play with friends by sending them a link, fill empty seats with bots, or watch a public table."),
+          h("p", {}, t("lobby.intro")),
           h("div", { class: "buttons" },
-            h("button", { type: "button", class: "primary", id: "try-bots", "aria-describedby": "try-bots-hint", onclick: () => this.tryBots(name.value.trim()) }, "Try a game against bots"),
-            h("span", { class: "hint", id: "try-bots-hint" }, "You and two normal bots (they play to win), started at once: the quickest way to learn."))),
+            h("button", { type: "button", class: "primary", id: "try-bots", "aria-describedby": "try-bots-hint", onclick: () => this.tryBots(name.value.trim()) }, t("lobby.try")),
+            h("span", { class: "hint", id: "try-bots-hint" }, t("lobby.try.hint")))),
         card.el,
         this.status,
         h("div", { class: "lobby-grid" },
           create,
           h("section", { class: "card tables-card", "aria-labelledby": "open-title" },
-            h("h2", { id: "open-title" }, "Public tables"),
+            h("h2", { id: "open-title" }, t("lobby.public_tables")),
             this.list,
             h("div", { class: "buttons" },
-              h("button", { type: "button", id: "refresh", onclick: () => this.refresh() }, "Refresh"),
+              h("button", { type: "button", id: "refresh", onclick: () => this.refresh() }, t("lobby.refresh")),
               this.more)),
           mine,
           new FinishedGames(this.lobby).el,
@@ -177,7 +174,7 @@ export class LobbyPage {
   go(text, kind) {
     const table = tableFrom(text);
     if (!table) {
-      this.say("That is not a table id or an Echo Ridge link.");
+      this.say(t("lobby.not_a_table"));
       return;
     }
     this.navigate(`#/${kind}/${table}`);
@@ -187,14 +184,14 @@ export class LobbyPage {
     const seats = Object.entries(store.seats()).sort((a, b) => (b[1].kept || 0) - (a[1].kept || 0)).slice(0, 10);
     if (!seats.length) return null;
     const card = h("section", { class: "card", "aria-labelledby": "mine-title" },
-      h("h2", { id: "mine-title" }, "Your tables"),
+      h("h2", { id: "mine-title" }, t("lobby.mine")),
       h("ul", { class: "plain table-list" }, seats.map(([table, record]) => h("li", { "data-table": table },
-        h("a", { href: `#/table/${table}` }, table), ` seat P${record.seat + 1} as ${record.name} `,
+        tx("lobby.mine.seat", { table: h("a", { href: `#/table/${table}` }, table), seat: record.seat + 1, name: bdi(record.name) }), " ",
         h("span", { class: "over" }),
         h("button", { type: "button", class: "small", onclick: () => {
           store.forgetSeat(table);
           this.open();
-        } }, "Forget")))));
+        } }, t("lobby.mine.forget"))))));
     this.lookUpMine(card, seats);
     return card;
   }
@@ -213,9 +210,9 @@ export class LobbyPage {
       const slot = card.querySelector(`li[data-table="${CSS.escape(game.table)}"] .over`);
       if (!record || !slot || slot.childNodes.length) continue;
       const won = (game.winners || []).includes(record.seat);
-      const over = game.stopped ? "stopped by the server's operator" : won ? "you won" : "you did not win";
-      slot.append(`(game over: ${over}) `,
-        h("a", { href: replayHash(game.table, { seat: record.seat }), class: "button-link small", "data-key": `replay-${game.table}`, "aria-label": `Watch the replay of ${game.table}` }, "Watch the replay"), " ");
+      const over = game.stopped ? "stopped" : won ? "won" : "lost";
+      slot.append(t("lobby.mine.over", { result: over }), " ",
+        h("a", { href: replayHash(game.table, { seat: record.seat }), class: "button-link small", "data-key": `replay-${game.table}`, "aria-label": t("lobby.mine.replay.label", { table: game.table }) }, t("lobby.mine.replay")), " ");
     }
   }
 
@@ -240,7 +237,7 @@ export class LobbyPage {
       }
     } catch (err) {
       this.tables = null;
-      this.show(`error ${err.message}`, () => h("p", { class: "error" }, `The server cannot be reached: ${err.message}`));
+      this.show(`error ${err.message}`, () => h("p", { class: "error" }, t("lobby.unreachable", { problem: errorText(err) })));
       return;
     }
     this.more.hidden = !next;
@@ -252,38 +249,39 @@ export class LobbyPage {
   draw() {
     const tables = this.tables;
     if (!tables) return;
-    const waiting = tables.filter((t) => !t.status || t.status === "waiting");
-    const playing = tables.filter((t) => t.status === "playing");
+    const waiting = tables.filter((row) => !row.status || row.status === "waiting");
+    const playing = tables.filter((row) => row.status === "playing");
     this.show(JSON.stringify([tables, blocksOf(this.lobby).ids()]), () => [
-      waiting.length ? this.tableList(waiting, true) : h("p", { class: "muted" }, "No public table is waiting for players. Create one!"),
-      playing.length ? [h("h3", {}, "Games being played"), this.tableList(playing, false)] : null,
+      waiting.length ? this.tableList(waiting, true) : h("p", { class: "muted" }, t("lobby.none_waiting")),
+      playing.length ? [h("h3", {}, t("lobby.playing")), this.tableList(playing, false)] : null,
     ]);
   }
 
   tableList(tables, joinable) {
     const blocks = blocksOf(this.lobby);
-    const blocked = (t) => (t.players || []).some((p) => blocks.has(p.identity));
-    return h("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": joinable ? "Tables waiting for players" : "Games being played" }, h("table", { class: "tables" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Table"), h("th", {}, "Game"), h("th", {}, "Players"), h("th", {}, "Seats"), h("th", {}, "Clock"), h("th", {}, "Spectators"), h("th", {}, h("span", { class: "visually-hidden" }, "Actions")))),
-      h("tbody", {}, tables.map((t) => h("tr", { "data-table": t.table, "data-status": t.status || "waiting", "data-blocked": blocked(t) ? "1" : null },
-        h("td", {}, h("span", { class: "table-id" }, t.table), h("br"),
-          h("small", { class: "muted" }, `created ${new Date(t.created).toLocaleTimeString()}`)),
-        h("td", { class: "mode", "data-mode": modeOf(t) }, modeOf(t)),
-        h("td", { class: "players" }, (t.players || []).map((p, i) => [i ? ", " : "", personName(p, { rating: true })]),
-          blocked(t) ? [h("br"), h("span", { class: "blocked-tag" }, "Blocked player at this table")] : null),
-        h("td", {}, `${t.taken} of ${t.seats}`),
-        h("td", { class: "clock-words", "data-clock-preset": t.clock ? t.clock.preset : "" }, t.clock ? clockWords(t.clock) : "—"),
-        h("td", {}, t.spectators ? (t.spectator_delay ? `yes, ${t.spectator_delay} behind` : "yes") : "no"),
+    const blocked = (row) => (row.players || []).some((p) => blocks.has(p.identity));
+    return h("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": t(joinable ? "lobby.waiting" : "lobby.playing") }, h("table", { class: "tables" },
+      h("thead", {}, h("tr", {}, ["table", "game", "players", "seats", "clock", "spectators"].map((c) => h("th", {}, t(`lobby.column.${c}`))),
+        h("th", {}, h("span", { class: "visually-hidden" }, t("lobby.column.actions"))))),
+      h("tbody", {}, tables.map((row) => h("tr", { "data-table": row.table, "data-status": row.status || "waiting", "data-blocked": blocked(row) ? "1" : null },
+        h("td", {}, h("span", { class: "table-id" }, row.table), h("br"),
+          h("small", { class: "muted" }, t("lobby.created", { time: formatDate(row.created, { timeStyle: "medium" }) }))),
+        h("td", { class: "mode", "data-mode": modeOf(row) }, t("lobby.mode", { mode: modeOf(row) })),
+        h("td", { class: "players" }, (row.players || []).map((p, i) => [i ? ", " : "", personName(p, { rating: true })]),
+          blocked(row) ? [h("br"), h("span", { class: "blocked-tag" }, t("lobby.blocked"))] : null),
+        h("td", {}, t("lobby.taken", { taken: row.taken, seats: row.seats })),
+        h("td", { class: "clock-words", "data-clock-preset": row.clock ? row.clock.preset : "" }, row.clock ? clockWords(row.clock) : "—"),
+        h("td", {}, t("lobby.spectators.cell", { allowed: row.spectators ? "yes" : "no", delay: row.spectator_delay || 0 })),
         h("td", { class: "row-actions" },
-          joinable ? h("a", { href: `#/table/${t.table}`, class: "button-link", "data-key": `join-${t.table}` }, "Join") : null, " ",
-          t.spectators ? h("a", { href: `#/watch/${t.table}`, class: "button-link", "data-key": `watch-${t.table}` }, "Watch") : null))))));
+          joinable ? h("a", { href: `#/table/${row.table}`, class: "button-link", "data-key": `join-${row.table}` }, t("lobby.join")) : null, " ",
+          row.spectators ? h("a", { href: `#/watch/${row.table}`, class: "button-link", "data-key": `watch-${row.table}` }, t("lobby.watch")) : null))))));
   }
 
   // A first game: a private table for three, the other two seats normal bots, started at once.
   async tryBots(name) {
-    this.say("Setting up a game against bots…");
+    this.say(t("lobby.try.working"));
     const sitter = await sitterFor(this.lobby, name || store.name());
-    const who = sitter.name || "Rookie";
+    const who = sitter.name || t("lobby.try.name");
     try {
       const created = await this.lobby.create(3, { isPublic: false, spectators: true });
       store.keepOwner(created.table, created.owner);
@@ -292,22 +290,22 @@ export class LobbyPage {
       await this.lobby.start(created.table, record.token);
       this.navigate(`#/table/${created.table}`);
     } catch (err) {
-      this.say(`The game could not be set up: ${err.message}`);
+      this.say(t("lobby.try.failed", { problem: errorText(err) }));
     }
   }
 
   async create({ name, seats, mode, isPublic, spectators, delay, bots, clock, handoverBot, rateBots }) {
     if (!name) {
-      this.say("Choose a name first.");
+      this.say(t("lobby.name.first"));
       this.root.querySelector("#name").focus();
       return;
     }
     if (mode === "cooperative" && seats < 2) {
-      this.say("A cooperative game needs 2 to 4 seats.");
+      this.say(t("lobby.coop_seats"));
       this.root.querySelector("#seats").focus();
       return;
     }
-    this.say("Creating the table…");
+    this.say(t("lobby.creating"));
     const sitter = await sitterFor(this.lobby, name);
     try {
       const created = await this.lobby.create(seats, { isPublic, spectators, delay, clock, mode, handoverBot, rateBots });
@@ -321,20 +319,20 @@ export class LobbyPage {
       }
       this.navigate(`#/table/${created.table}`);
     } catch (err) {
-      this.say(`The table could not be created: ${err.message}`);
+      this.say(t("lobby.create.failed", { problem: errorText(err) }));
     }
   }
 }
 
 // A listed table's game (tables[i].mode; a server without modes lists none: competitive).
-function modeOf(t) {
-  if (t.mode) return t.mode;
-  return t.seats === 1 ? "solo" : "competitive";
+function modeOf(row) {
+  if (row.mode) return row.mode;
+  return row.seats === 1 ? "solo" : "competitive";
 }
 
 function howToPlay() {
   return h("section", { class: "card how", id: "how-to-play", "aria-labelledby": "how-title" },
-    h("h2", { id: "how-title" }, "How to play"),
-    h("p", {}, "Each officer has 48 hours on the time track; whoever is furthest behind plays next. On a turn you may drive, then take one action: arrest mobsters, catch Informants and Witnesses, search scenes, stake out, bring mobsters in. Clues solve evidence, evidence narrows down the suspects, and in the end each officer secretly accuses one. Press ? on any page for the whole guide."),
+    h("h2", { id: "how-title" }, t("lobby.how")),
+    h("p", {}, t("lobby.how.text")),
     helpButton("help-open"));
 }

@@ -9,6 +9,8 @@
 
 import { Lost, Refused } from "./connection.js";
 import { errorText } from "./entry.js";
+import { t } from "./i18n.js";
+import { isolate } from "/sdk/logtext.js";
 
 // The players this browser's identity blocks: id -> handle. Says "change" when that changes.
 export class Blocks extends EventTarget {
@@ -69,26 +71,23 @@ export function canModerate(lobby) {
   return Boolean(lobby && lobby.identity && lobby.features && lobby.features.has("moderation"));
 }
 
-const REFUSALS = {
-  "identity/already_reported": "You have already reported this player for this game.",
-  "identity/required": "Only a signed-in player can do that: choose your player name in the lobby first.",
-  "identity/not_found": "That player is not signed in (or no longer known), so this cannot be done.",
-  "identity/too_many_blocks": "You already block as many players as one may (500): unblock someone first.",
-  "protocol/bad_field": "That cannot be sent: you cannot report or block yourself, and a report's text is plain text of at most 500 characters.",
-  "protocol/rate_limited": "Too many requests at once: wait a moment and try again.",
-};
+// The codes a block or a report words in its own way (moderation.refused.*).
+const REFUSALS = new Set([
+  "identity/already_reported", "identity/required", "identity/not_found", "identity/too_many_blocks",
+  "protocol/bad_field", "protocol/rate_limited",
+]);
 // Codes the lobby's catalogue (entry.js errorText) has words for.
 const SHARED = new Set(["table/not_found", "table/closed", "table/archived", "table/damaged", "server/unavailable"]);
 
 // A refused block or report in words (from its code).
 export function moderationError(err) {
   if (err instanceof Refused) {
-    if (REFUSALS[err.code]) return REFUSALS[err.code];
+    if (REFUSALS.has(err.code)) return t(`moderation.refused.${err.code}`);
     if (SHARED.has(err.code)) return errorText(err);
-    return `That did not work (${err.code}). Try again in a moment.`;
+    return t("moderation.failed.code", { code: err.code });
   }
-  if (err instanceof Lost) return "The server cannot be reached just now: try again in a moment.";
-  return "That did not work. Try again in a moment.";
+  if (err instanceof Lost) return t("error.lost");
+  return t("moderation.failed");
 }
 
 // The signed-in people sitting at a table other than this browser's own identity and seat:
@@ -106,7 +105,8 @@ export function actionsSignature(lobby, people) {
   return people.map((p) => [p.seat, p.identity, p.name, blocks.has(p.identity)]);
 }
 
-// Blocks or unblocks `person`; `say(text, bad)` tells the result (shown, and said aloud).
+// Blocks or unblocks `person`; `say(text, bad)` tells the result (shown, and said aloud; the
+// name in Unicode bidi isolates, as text).
 export async function toggleBlock(lobby, person, say) {
   const blocks = blocksOf(lobby);
   const on = !blocks.has(person.identity);
@@ -116,8 +116,5 @@ export async function toggleBlock(lobby, person, say) {
     say(moderationError(err), true);
     return;
   }
-  const words = on
-    ? `You blocked ${person.name}: their chat messages are hidden, and tables where they sit are marked in the lobby.`
-    : `You unblocked ${person.name}: their chat messages show again.`;
-  say(words, false);
+  say(t(on ? "moderation.blocked" : "moderation.unblocked", { name: isolate(person.name) }), false);
 }

@@ -9,6 +9,8 @@ import { h, replace } from "./dom.js";
 import { replayHash } from "./entry.js";
 import { ended, playerWords } from "./finished.js";
 import { identityError } from "./identity.js";
+import { bdi, formatNumber, t, tx } from "./i18n.js";
+import { isolate } from "/sdk/logtext.js";
 import { blocksOf, canModerate, toggleBlock } from "./moderation.js";
 import { modeName, playerHash, ratingBadge, signedChange } from "./ratings.js";
 import * as store from "./store.js";
@@ -28,7 +30,7 @@ function moreButton(id, words, onclick) {
 }
 
 function backLinks(...extra) {
-  return h("p", { class: "page-links" }, h("a", { href: "#/" }, "Back to the lobby"), extra.map((e) => [" · ", e]));
+  return h("p", { class: "page-links" }, h("a", { href: "#/" }, t("entry.back")), extra.map((e) => [" · ", e]));
 }
 
 export class LeaderboardPage {
@@ -40,12 +42,12 @@ export class LeaderboardPage {
 
   open() {
     this.body = h("tbody", {});
-    this.status = h("p", { class: "status", role: "status", id: "leaderboard-status" }, "Loading…");
+    this.status = h("p", { class: "status", role: "status", id: "leaderboard-status" }, t("app.loading"));
     this.list = h("div", { id: "leaderboard-list" });
-    this.more = moreButton("leaderboard-more", "More players", () => this.load(true));
+    this.more = moreButton("leaderboard-more", t("players.more_players"), () => this.load(true));
     replace(this.root, h("section", { class: "card page-card", id: "leaderboard-page" },
-      h("h1", {}, "Leaderboard"),
-      h("p", {}, "Competitive games between signed-in players are rated; co-op and solo games are not. A question mark after a rating means it is provisional: the player's first games."),
+      h("h1", {}, t("app.nav.leaderboard")),
+      h("p", {}, t("players.about")),
       backLinks(),
       this.status,
       this.list,
@@ -60,22 +62,25 @@ export class LeaderboardPage {
     try {
       page = await this.lobby.leaderboard({ cursor: more ? this.next : undefined, limit: PAGE });
     } catch (err) {
-      this.status.textContent = `The leaderboard cannot be read now. ${identityError(err)}`;
+      this.status.textContent = t("players.board_failed", { problem: identityError(err) });
       return;
     }
     const me = store.identity()?.id;
     if (!more) replace(this.body);
     this.body.append(...page.players.map((p) => h("tr", { "data-identity": p.identity, "data-handle": p.handle, class: p.identity === me ? "you" : null },
       h("td", { class: "rank" }, String(p.rank)),
-      h("th", { scope: "row" }, h("a", { href: playerHash(p.handle, p.identity) }, p.handle), p.identity === me ? " (you)" : null),
+      h("th", { scope: "row" }, p.identity === me
+        ? tx("players.you", { name: h("a", { href: playerHash(p.handle, p.identity) }, bdi(p.handle)) })
+        : h("a", { href: playerHash(p.handle, p.identity) }, bdi(p.handle))),
       h("td", { class: "rating-cell" }, ratingBadge(p)),
-      h("td", { class: "games" }, String(p.games)))));
+      h("td", { class: "games" }, formatNumber(p.games)))));
     this.next = page.next;
     this.more.hidden = !this.next;
     const rows = this.body.children.length;
-    this.status.textContent = rows ? "" : "Nobody has a rating yet: ratings come from competitive games between two or more signed-in players.";
+    this.status.textContent = rows ? "" : t("players.nobody_rated");
     if (rows && !this.list.firstChild) {
-      replace(this.list, dataTable({ id: "leaderboard", label: "Leaderboard", columns: ["Rank", "Player", "Rating", "Games"], body: this.body }));
+      const columns = ["rank", "player", "rating", "games"].map((c) => t(`players.column.${c}`));
+      replace(this.list, dataTable({ id: "leaderboard", label: t("app.nav.leaderboard"), columns, body: this.body }));
     }
   }
 }
@@ -83,11 +88,9 @@ export class LeaderboardPage {
 // This player's result in a game: won, did not win, or left the game (the server played the
 // seat at the end for the player's absence).
 function resultOf(me, g) {
-  if (g.stopped) return ["stopped", "Stopped by the operator"];
-  if (me.absent) return ["left", "Left the game"];
   const won = (g.winners || []).includes(me.seat);
-  if (g.mode === "cooperative") return won ? ["won", "Won, with the team"] : ["lost", "Did not win"];
-  return won ? ["won", "Won"] : ["lost", "Did not win"];
+  const result = g.stopped ? "stopped" : me.absent ? "left" : won ? "won" : "lost";
+  return [result, t("players.result", { result, team: g.mode === "cooperative" ? "yes" : "no" })];
 }
 
 export class PlayerPage {
@@ -103,16 +106,16 @@ export class PlayerPage {
   }
 
   open() {
-    this.heading = h("h1", { id: "player-name" }, this.handle);
+    this.heading = h("h1", { id: "player-name" }, bdi(this.handle));
     this.blockPart = h("div", {});
     this.blockStatus = h("p", { class: "status", role: "status", id: "player-block-status" });
     this.blockBox = h("div", { class: "block-box", id: "player-block", hidden: true }, this.blockPart, this.blockStatus);
-    this.status = h("p", { class: "status", role: "status", id: "player-page-status" }, "Loading…");
+    this.status = h("p", { class: "status", role: "status", id: "player-page-status" }, t("app.loading"));
     this.ratings = h("div", { id: "player-ratings" });
     this.games = h("div", { id: "player-games" });
-    this.more = moreButton("player-more", "More games", () => this.load(true));
+    this.more = moreButton("player-more", t("players.more_games"), () => this.load(true));
     this.section = h("section", { class: "card page-card", id: "player-page" },
-      this.heading, backLinks(h("a", { href: "#/leaderboard" }, "Leaderboard")), this.status, this.blockBox, this.ratings, this.games,
+      this.heading, backLinks(h("a", { href: "#/leaderboard" }, t("app.nav.leaderboard"))), this.status, this.blockBox, this.ratings, this.games,
       h("div", { class: "buttons" }, this.more));
     replace(this.root, this.section);
     blocksOf(this.lobby).addEventListener("change", this.onBlocks);
@@ -134,16 +137,14 @@ export class PlayerPage {
     const blocked = blocksOf(this.lobby).has(who.id);
     const person = { seat: null, name: who.handle, identity: who.id };
     replace(this.blockPart,
-      h("p", { id: "player-block-words" }, blocked
-        ? `You block ${who.handle}: their chat messages are hidden from you, and tables where they sit are marked in the lobby.`
-        : `Blocking ${who.handle} hides their chat messages from you and marks the tables where they sit. They are not told.`),
+      h("p", { id: "player-block-words" }, tx(blocked ? "players.blocking" : "players.block_about", { name: bdi(who.handle) })),
       h("button", { type: "button", id: "block-player", "data-key": "block-player", "data-blocked": blocked ? "1" : "0",
         onclick: () => toggleBlock(this.lobby, person, (text, bad) => {
           // (the words above say what blocking does: after a change, only that it is done)
           const now = blocksOf(this.lobby).has(who.id);
-          this.blockStatus.textContent = bad ? text : `${who.handle} is ${now ? "blocked" : "unblocked"}.`;
+          this.blockStatus.textContent = bad ? text : t("players.blocked_now", { name: isolate(who.handle), blocked: now ? "yes" : "no" });
           this.blockStatus.classList.toggle("error", bad);
-        }) }, `${blocked ? "Unblock" : "Block"} ${who.handle}`));
+        }) }, tx("players.block_button", { name: bdi(who.handle), blocked: blocked ? "yes" : "no" })));
     this.blockBox.hidden = false;
   }
 
@@ -154,7 +155,7 @@ export class PlayerPage {
     } catch (err) {
       if (this.closed) return;
       if (err && err.code === "identity/not_found") return this.unknown();
-      this.status.textContent = `This player's page cannot be read now. ${identityError(err)}`;
+      this.status.textContent = t("players.page_failed", { problem: identityError(err) });
       return;
     }
     if (this.closed) return;
@@ -163,29 +164,29 @@ export class PlayerPage {
     this.more.hidden = !this.next;
     if (!more) {
       this.who = page.identity;
-      this.heading.textContent = page.identity.handle;
-      document.title = `Echo Ridge — ${page.identity.handle}`;
+      replace(this.heading, bdi(page.identity.handle));
+      document.title = t("app.title.player", { handle: page.identity.handle });
       this.showRatings(page.ratings);
       this.showBlock();
       this.body = h("tbody", {});
       const mine = store.identity()?.id === page.identity.id;
-      replace(this.games, h("h2", { id: "player-games-title" }, "Recent games"),
-        mine ? h("p", { class: "muted" }, "This is you: your private games are listed too; others see your public ones.") : null,
-        page.games.length ? dataTable({ id: "player-game-table", label: "Recent games", columns: ["Ended", "Result", "Rating", "With", "Replay"], body: this.body })
-          : h("p", { class: "muted", id: "player-no-games" }, "No finished game yet."));
+      const columns = ["ended", "result", "rating", "with", "replay"].map((c) => t(`players.column.${c}`));
+      replace(this.games, h("h2", { id: "player-games-title" }, t("players.recent")),
+        mine ? h("p", { class: "muted" }, t("players.mine")) : null,
+        page.games.length ? dataTable({ id: "player-game-table", label: t("players.recent"), columns, body: this.body })
+          : h("p", { class: "muted", id: "player-no-games" }, t("players.no_games")));
     }
     if (this.body) this.body.append(...page.games.map((g) => this.gameRow(g)).filter(Boolean));
   }
 
   showRatings(ratings) {
     const rated = ratings.filter((r) => Number.isInteger(r.rating));
-    replace(this.ratings, h("h2", {}, "Rating"),
+    replace(this.ratings, h("h2", {}, t("players.rating")),
       rated.length
         ? h("dl", { class: "ratings" }, rated.map((r) => [
           h("dt", {}, modeName(r.mode)),
-          h("dd", { "data-mode": r.mode }, ratingBadge(r), ` — ${r.games} rated game${r.games === 1 ? "" : "s"}`,
-            r.provisional ? ", provisional for the first games" : "")]))
-        : h("p", { class: "muted" }, "No rating yet: ratings come from competitive games between signed-in players."));
+          h("dd", { "data-mode": r.mode }, tx("players.rated_games", { rating: ratingBadge(r), n: r.games, provisional: r.provisional ? "yes" : "no" }))]))
+        : h("p", { class: "muted" }, t("players.no_rating")));
   }
 
   // One game as this player played it.
@@ -198,20 +199,20 @@ export class PlayerPage {
     const others = g.players.filter((p) => p !== me);
     const when = ended(g.ended);
     return h("tr", { "data-table": g.table, "data-result": result, "data-change": change === null ? "" : String(change) },
-      h("th", { scope: "row" }, when, h("br"), h("small", { class: "muted" }, `${modeName(g.mode)} · ${g.turns} turns${g.public ? "" : " · private"}`)),
+      h("th", { scope: "row" }, when, h("br"), h("small", { class: "muted" }, t("players.game_line", { mode: modeName(g.mode), turns: g.turns, private: g.public ? "no" : "yes" }))),
       h("td", { class: `result ${result}` }, words),
-      h("td", { class: "change" }, change === null ? h("span", { class: "muted" }, "not rated")
+      h("td", { class: "change" }, change === null ? h("span", { class: "muted" }, t("players.not_rated"))
         : [h("span", { class: `delta ${change > 0 ? "up" : change < 0 ? "down" : "same"}` }, signedChange(change)),
           Number.isInteger(me.rating) ? h("small", { class: "muted" }, ` → ${me.rating}`) : null]),
-      h("td", { class: "with" }, others.length ? others.map((p, i) => [i ? ", " : "", playerWords(p, g)]) : "alone"),
-      h("td", {}, h("a", { href: replayHash(g.table, { seat: me.seat }), class: "button-link small", "data-key": `player-replay-${g.table}`, "aria-label": `Replay the game of ${when} from ${me.name}'s seat` }, "Replay")));
+      h("td", { class: "with" }, others.length ? others.map((p, i) => [i ? ", " : "", playerWords(p, g)]) : t("players.alone")),
+      h("td", {}, h("a", { href: replayHash(g.table, { seat: me.seat }), class: "button-link small", "data-key": `player-replay-${g.table}`, "aria-label": t("players.replay.label", { when, name: me.name }) }, t("players.replay"))));
   }
 
   unknown() {
-    this.heading.textContent = "There is no such player";
-    document.title = "Echo Ridge — no such player";
+    this.heading.textContent = t("players.unknown");
+    document.title = t("players.unknown.title");
     this.status.textContent = "";
-    replace(this.ratings, h("p", { id: "player-unknown" }, `Nobody plays as “${this.handle}” on this server.`));
+    replace(this.ratings, h("p", { id: "player-unknown" }, tx("players.unknown.words", { name: bdi(this.handle) })));
     replace(this.games);
   }
 }

@@ -6,11 +6,11 @@
 
 import { botMark } from "./data.js";
 import { h } from "./dom.js";
+import { bdi, t } from "./i18n.js";
 
-const MODES = { competitive: "Competitive", cooperative: "Cooperative", solo: "Solo" };
-
-export function modeName(mode) {
-  return MODES[mode] || String(mode || "");
+// A game's mode as a name ("Competitive"); `lower`: inside a sentence ("competitive").
+export function modeName(mode, lower = false) {
+  return t(lower ? "ratings.mode.lower" : "ratings.mode", { mode: String(mode || "") });
 }
 
 const IDENTITY_ID = /^[pj]-[0-9a-f]{16}$/;
@@ -40,8 +40,9 @@ export function parsePlayer(hash) {
 export function ratingBadge(rating) {
   if (!rating || !Number.isInteger(rating.rating)) return null;
   const provisional = Boolean(rating.provisional);
-  return h("span", { class: `rating${provisional ? " provisional" : ""}`, "data-rating": rating.rating, "data-provisional": provisional ? "1" : "0", title: provisional ? "provisional rating" : "rating" },
-    h("span", { class: "visually-hidden" }, provisional ? "provisional rating " : "rating "),
+  const words = t("ratings.badge", { provisional: provisional ? "yes" : "no" });
+  return h("span", { class: `rating${provisional ? " provisional" : ""}`, "data-rating": rating.rating, "data-provisional": provisional ? "1" : "0", title: words },
+    h("span", { class: "visually-hidden" }, `${words} `),
     String(rating.rating),
     provisional ? h("span", { "aria-hidden": "true" }, "?") : null);
 }
@@ -55,11 +56,11 @@ export function signedChange(n) {
 
 // A seat's name (tables[i].players[j] or games[i].players[j]): a link to the player's page for
 // a signed-in player, "(bot, normal)" after a bot's (its level); with `rating`, the seat's rating
-// after it.
+// after it. The name is isolated (<bdi>): an Arabic or Persian name keeps its own direction.
 export function personName(p, { rating = false } = {}) {
   const name = String(p.name);
-  if (p.bot) return `${name} ${botMark(p.bot)}`;
-  const shown = p.identity ? h("a", { href: playerHash(name, p.identity), class: "player-link" }, name) : name;
+  if (p.bot) return h("span", { class: "bot-name" }, bdi(name), " ", botMark(p.bot));
+  const shown = p.identity ? h("a", { href: playerHash(name, p.identity), class: "player-link" }, bdi(name)) : bdi(name);
   const badge = rating ? ratingBadge(p.rating) : null;
   return badge ? h("span", { class: "rated-name" }, shown, " ", badge) : shown;
 }

@@ -8,16 +8,15 @@ import { Refused } from "./connection.js";
 import { apply } from "/sdk/delta.js";
 import { errorText } from "./entry.js";
 import { Verifier } from "/sdk/fairness.js";
+import { t } from "./i18n.js";
+
+// The codes a refused `replay` words in its own way (replaysession.refused.*).
+const REFUSALS = new Set(["table/not_finished", "table/not_started", "protocol/bad_field"]);
 
 // A refusal of `replay` in words (entry.js errorText for the codes it shares with the lobby).
 function refusalText(err) {
-  if (err instanceof Refused) {
-    if (err.code === "table/not_finished") return "the game at this table is still being played; its replay opens once it is over.";
-    if (err.code === "table/not_started") return "the game at this table has not started yet, so there is nothing to replay.";
-    if (err.code === "protocol/bad_field") return "this link asks for a seat nobody sat in, or a moment after the end of the game.";
-  }
-  const text = errorText(err);
-  return text.charAt(0).toLowerCase() + text.slice(1);
+  if (err instanceof Refused && REFUSALS.has(err.code)) return t(`replaysession.refused.${err.code}`);
+  return t("replaysession.failed", { problem: errorText(err) });
 }
 
 // The entries that say a seat acted in a version (its own command's, SPEC.md §6.3), for "its
@@ -103,7 +102,7 @@ export class ReplaySession extends EventTarget {
       try {
         page = await this.lobby.request(message, 60, { retry: true });
       } catch (err) {
-        this.fail(err instanceof Refused ? err.code : "replay/unavailable", `The replay could not be fetched: ${refusalText(err)}`);
+        this.fail(err instanceof Refused ? err.code : "replay/unavailable", refusalText(err));
         return;
       }
       if (this.stopped) return;
@@ -118,7 +117,7 @@ export class ReplaySession extends EventTarget {
   // One page: its view must be the one the page before ended at (section 4.7).
   take(page, start) {
     if (!page || page.type !== "replay" || page.start !== start || !isMap(page.view) || !Array.isArray(page.steps) || !Number.isInteger(page.last)) {
-      this.fail("replay/bad_page", "The server sent a replay page this page cannot read.");
+      this.fail("replay/bad_page", t("replaysession.bad_page"));
       return false;
     }
     this.last = page.last;
@@ -128,19 +127,19 @@ export class ReplaySession extends EventTarget {
       this.logs[0] = Array.isArray(page.log) ? page.log : [];
       this.index(0);
     } else if (!same(this.views[start], view)) {
-      this.fail("replay/pages_disagree", `The replay's page from version ${start} does not start where the page before it ended.`);
+      this.fail("replay/pages_disagree", t("replaysession.pages_disagree", { version: start }));
       return false;
     }
     for (const step of page.steps) {
       const version = step.version;
       if (version !== this.loaded + 1) {
-        this.fail("replay/bad_page", `The replay skips to version ${version}.`);
+        this.fail("replay/bad_page", t("replaysession.skips", { version }));
         return false;
       }
       try {
         view = apply(view, step.ops);
       } catch (err) {
-        this.fail("replay/bad_delta", `The replay's version ${version} does not apply: ${err.message}`);
+        this.fail("replay/bad_delta", t("replaysession.bad_delta", { version }));
         return false;
       }
       this.views[version] = view;
@@ -191,8 +190,10 @@ export class ReplaySession extends EventTarget {
     });
   }
 
+  // `message`: the page's own words for it (in the page's language), also as `words`, which
+  // the table page's alarm shows (session.js problemWords) rather than the code's sentence.
   fail(code, message) {
-    this.problem = { code, message };
+    this.problem = { code, message, words: message };
     if (this.version < 0) this.status = "stopped";
     this.emit("failed", this.problem);
   }
@@ -225,9 +226,9 @@ export class ReplaySession extends EventTarget {
   // The turn that version v is in: its first version and its turn_began entry (or the view's turn).
   turnAt(v) {
     let start = null;
-    for (const t of this.turnStarts) {
-      if (t > v) break;
-      start = t;
+    for (const at of this.turnStarts) {
+      if (at > v) break;
+      start = at;
     }
     return start;
   }

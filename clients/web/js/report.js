@@ -7,16 +7,11 @@
 // signed-in seat (the table's players, the waiting room, the replay).
 
 import { announce, h, replace } from "./dom.js";
+import { bdi, t, tx } from "./i18n.js";
 import { blocksOf, moderationError, otherPeople, toggleBlock } from "./moderation.js";
 
 const MAX = 500; // characters of text, as the server counts them (code points)
-const REASONS = [
-  ["abuse", "Abuse", "insults, threats or harassment, in the chat or elsewhere"],
-  ["cheating", "Cheating", "playing unfairly, for instance with outside help or several seats"],
-  ["spam", "Spam", "flooding the chat, advertising"],
-  ["name", "Offensive name", "a player name that insults or offends"],
-  ["other", "Something else", "say what in the box below"],
-];
+const REASONS = ["abuse", "cheating", "spam", "name", "other"]; // report.reason.CODE(.hint)
 
 // The text as it is sent: runs of spaces and line breaks as one space, trimmed (the server takes
 // printable text on one line).
@@ -36,31 +31,31 @@ export function openReport({ lobby, table, seat, name, version, opener = null })
   const backKey = back && back.dataset ? back.dataset.key || null : null;
   const moment = Number.isInteger(version) && version >= 0 ? version : 0;
   const text = h("textarea", { id: "report-text", name: "report-text", rows: 3, maxlength: MAX, "aria-describedby": "report-count" });
-  const count = h("p", { class: "hint", id: "report-count" }, `0 of ${MAX} characters`);
+  const count = h("p", { class: "hint", id: "report-count" }, t("report.count", { n: 0, max: MAX }));
   const status = h("p", { class: "status", id: "report-status", role: "status" });
-  const send = h("button", { type: "submit", class: "primary", id: "report-send" }, "Send report");
-  const cancel = h("button", { type: "button", id: "report-cancel", onclick: () => dialog.close() }, "Cancel");
+  const send = h("button", { type: "submit", class: "primary", id: "report-send" }, t("report.send"));
+  const cancel = h("button", { type: "button", id: "report-cancel", onclick: () => dialog.close() }, t("identity.cancel"));
   const reasons = h("fieldset", { class: "report-reasons", id: "report-reasons" },
-    h("legend", {}, "What is wrong?"),
-    REASONS.map(([code, label, hint]) => h("div", { class: "field check" },
+    h("legend", {}, t("report.what")),
+    REASONS.map((code) => h("div", { class: "field check" },
       h("input", { type: "radio", name: "report-reason", id: `report-reason-${code}`, value: code }),
-      h("label", { for: `report-reason-${code}` }, h("strong", {}, label), `: ${hint}`))));
+      h("label", { for: `report-reason-${code}` }, tx("report.reason", { label: h("strong", {}, t(`report.reason.${code}`)), hint: t(`report.reason.${code}.hint`) })))));
   const form = h("form", { id: "report-form", novalidate: true },
     reasons,
     h("div", { class: "field" },
-      h("label", { for: "report-text" }, "Anything the moderators should know? (optional)"),
+      h("label", { for: "report-text" }, t("report.text")),
       text, count),
     status,
     h("div", { class: "buttons dialog-foot" }, cancel, send));
   const body = h("div", { id: "report-body" }, form);
   const dialog = h("dialog", { id: "report-dialog", class: "report-dialog", "aria-labelledby": "report-title", "aria-describedby": "report-about" },
-    h("h2", { id: "report-title" }, `Report ${name}`),
-    h("p", { id: "report-about" }, `This goes to the moderators of this server, with the game as you see it now (move ${moment}). ${name} is not told, and nothing changes in the game.`),
+    h("h2", { id: "report-title" }, tx("report.title", { name: bdi(name) })),
+    h("p", { id: "report-about" }, tx("report.about", { move: moment, name: bdi(name) })),
     body);
 
   text.addEventListener("input", () => {
     const n = length(text.value);
-    count.textContent = `${n} of ${MAX} characters`;
+    count.textContent = t("report.count", { n, max: MAX });
     count.classList.toggle("over", n > MAX);
   });
   let sending = false;
@@ -69,13 +64,13 @@ export function openReport({ lobby, table, seat, name, version, opener = null })
     if (sending) return;
     const chosen = form.querySelector('input[name="report-reason"]:checked');
     if (!chosen) {
-      say("Choose what is wrong first.", true);
+      say(t("report.choose"), true);
       form.querySelector('input[name="report-reason"]').focus();
       return;
     }
     const words = reportText(text.value);
     if (length(words) > MAX) {
-      say(`The text has at most ${MAX} characters.`, true);
+      say(t("report.too_long", { max: MAX }), true);
       text.focus();
       return;
     }
@@ -83,10 +78,10 @@ export function openReport({ lobby, table, seat, name, version, opener = null })
     if (words) message.text = words;
     sending = true;
     send.disabled = true;
-    say("Sending…", false);
+    say(t("report.sending"), false);
     try {
       await lobby.result(message);
-      done("Report sent. Thank you.", "report-done");
+      done(t("report.sent"), "report-done");
     } catch (err) {
       if (err && err.code === "identity/already_reported") done(moderationError(err), "report-already");
       else say(moderationError(err), true);
@@ -103,7 +98,7 @@ export function openReport({ lobby, table, seat, name, version, opener = null })
 
   // The answer, in place of the form (said aloud too: the focus goes to Close).
   function done(words, id) {
-    const close = h("button", { type: "button", class: "primary", id: "report-close", onclick: () => dialog.close() }, "Close");
+    const close = h("button", { type: "button", class: "primary", id: "report-close", onclick: () => dialog.close() }, t("report.close"));
     replace(body,
       h("p", { class: id === "report-done" ? "done" : "warn", id }, words),
       h("div", { class: "buttons dialog-foot" }, close));
@@ -133,17 +128,17 @@ export function seatActions(where, person, { report = true } = {}) {
   const blocked = blocksOf(where.lobby).has(person.identity);
   const name = person.name;
   return h("span", { class: "seat-actions", "data-identity": person.identity },
-    blocked ? h("span", { class: "blocked-mark" }, "blocked") : null,
+    blocked ? h("span", { class: "blocked-mark" }, t("report.blocked_mark")) : null,
     h("button", {
       type: "button", class: "small block-button", "data-key": `block-${person.seat}`, "data-blocked": blocked ? "1" : "0",
-      "aria-label": `${blocked ? "Unblock" : "Block"} ${name}`,
+      "aria-label": t("players.block_button", { name, blocked: blocked ? "yes" : "no" }),
       onclick: () => toggleBlock(where.lobby, person, where.say),
-    }, blocked ? "Unblock" : "Block"),
+    }, t(blocked ? "report.unblock" : "report.block")),
     report ? h("button", {
       type: "button", class: "small report-button", "data-key": `report-${person.seat}`, "aria-haspopup": "dialog",
-      "aria-label": `Report ${name}`,
+      "aria-label": t("report.title", { name }),
       onclick: (event) => openReport({ lobby: where.lobby, table: where.table, seat: person.seat, name, version: where.version(), opener: event.currentTarget }),
-    }, "Report") : null);
+    }, t("report.report")) : null);
 }
 
 // A replay's line of the other signed-in players (replay.js), each with Block and Report as of
@@ -154,7 +149,7 @@ export class ReplayPeople {
     this.people = [];
     this.list = h("span", { class: "replay-people-list" });
     this.el = h("div", { class: "replay-people small", id: "replay-people", role: "group", "aria-labelledby": "replay-people-title", hidden: true },
-      h("span", { id: "replay-people-title" }, "Other players: "), this.list);
+      h("span", { id: "replay-people-title" }, t("report.others")), " ", this.list);
     this.onBlocks = () => this.render();
     blocksOf(page.lobby).addEventListener("change", this.onBlocks);
   }
@@ -179,7 +174,7 @@ export class ReplayPeople {
       version: () => (page.session && page.session.version >= 0 ? page.session.version : 0),
     };
     replace(this.list, this.people.map((p) => h("span", { class: "replay-person", "data-seat": p.seat },
-      h("strong", {}, p.name), seatActions(where, p))));
+      h("strong", {}, bdi(p.name)), seatActions(where, p))));
     this.el.hidden = !this.people.length;
   }
 

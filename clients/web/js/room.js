@@ -11,6 +11,7 @@ import { clockWords } from "./clocks.js";
 import { BOT_LEVELS } from "./data.js";
 import { errorText, inviteLink } from "./entry.js";
 import { announce, h, replace } from "./dom.js";
+import { bdi, t, tx } from "./i18n.js";
 import { actionsSignature } from "./moderation.js";
 import { presenceDot, seatBadge } from "./panels.js";
 import { ratingBadge } from "./ratings.js";
@@ -21,7 +22,7 @@ const POLL_MS = 2000;
 export class WaitingRoom {
   constructor(page) {
     this.page = page; // the TablePage
-    this.el = h("section", { class: "card waiting-room", hidden: true, "aria-label": "Waiting room" });
+    this.el = h("section", { class: "card waiting-room", hidden: true, "aria-label": t("room.title") });
     this.built = false;
     this.info = null; // the table's row from list_tables
     this.problem = null;
@@ -48,34 +49,34 @@ export class WaitingRoom {
     const table = page.table;
     this.count = h("p", { id: "room-seats", role: "status" });
     this.clock = h("p", { id: "room-clock" });
-    this.list = h("ul", { class: "plain seat-list", id: "room-seat-list", "aria-label": "Seats" });
+    this.list = h("ul", { class: "plain seat-list", id: "room-seat-list", "aria-label": t("lobby.seats") });
     if (page.spectate) {
-      replace(this.el, h("h2", {}, "Waiting for the game to start"),
-        h("p", {}, "The board appears when the players start the game."), this.clock, this.count, this.list, this.chatHome);
+      replace(this.el, h("h2", {}, t("room.spectator.title")),
+        h("p", {}, t("room.spectator.words")), this.clock, this.count, this.list, this.chatHome);
     } else {
       const link = inviteLink(table);
       // the bot's level (add_bot kind), Normal unless the player chooses otherwise
       const kind = h("select", { id: "bot-kind", name: "bot-kind" },
         BOT_LEVELS.map(([level, word, what]) =>
-          h("option", { value: level, selected: level === "normal" }, `${word} bot — ${what}`)));
+          h("option", { value: level, selected: level === "normal" }, t("room.bot_option", { level: word, what }))));
       this.status = h("p", { class: "status", role: "status", id: "room-status" });
       // the parts a solo table does not need (no one to invite, no seat for a bot)
       this.invite = h("div", { class: "invite" },
-        h("label", { for: "invite-link" }, "Invite friends: send them this link. Opening it takes a free seat."),
+        h("label", { for: "invite-link" }, t("room.invite")),
         h("div", { class: "row" },
           h("input", { id: "invite-link", readonly: true, value: link, onfocus: (e) => e.target.select() }),
-          h("button", { type: "button", id: "copy-invite", onclick: () => page.copy(link, "Invite link copied") }, "Copy")));
-      this.bots = h("div", { class: "row bot-choice" }, h("label", { for: "bot-kind" }, "Bot level"), kind,
-        h("button", { type: "button", id: "add-bot", onclick: () => this.addBot(kind.value) }, "Add a bot"));
-      this.soloWords = h("p", { id: "room-solo", hidden: true }, "A solo game: just you against the clock. Start when you are ready.");
+          h("button", { type: "button", id: "copy-invite", onclick: () => page.copy(link, t("room.invite.copied")) }, t("identity.copy"))));
+      this.bots = h("div", { class: "row bot-choice" }, h("label", { for: "bot-kind" }, t("room.bot_level")), kind,
+        h("button", { type: "button", id: "add-bot", onclick: () => this.addBot(kind.value) }, t("room.add_bot")));
+      this.soloWords = h("p", { id: "room-solo", hidden: true }, t("room.solo"));
       this.confirm = h("div", { class: "confirm", id: "close-confirm", role: "group", "aria-labelledby": "close-confirm-words", hidden: true },
-        h("p", { id: "close-confirm-words" }, "Close this table for everyone? Everyone seated loses their seat, and the table is gone."),
+        h("p", { id: "close-confirm-words" }, t("room.close.ask")),
         h("div", { class: "buttons" },
-          h("button", { type: "button", class: "danger", id: "close-table-yes", onclick: () => this.closeTable() }, "Yes, close the table"),
-          h("button", { type: "button", id: "close-table-no", onclick: () => this.askClose(false) }, "No, keep it open")));
+          h("button", { type: "button", class: "danger", id: "close-table-yes", onclick: () => this.closeTable() }, t("room.close.yes")),
+          h("button", { type: "button", id: "close-table-no", onclick: () => this.askClose(false) }, t("room.close.no"))));
       replace(this.el,
-        h("h2", {}, "Waiting room"),
-        h("p", { id: "room-you" }, `You sit in seat P${this.record.seat + 1} as ${this.record.name}.`),
+        h("h2", {}, t("room.title")),
+        h("p", { id: "room-you" }, tx("room.you", { seat: this.record.seat + 1, name: bdi(this.record.name) })),
         this.soloWords,
         this.invite,
         this.clock,
@@ -83,10 +84,10 @@ export class WaitingRoom {
         this.list,
         this.bots,
         h("div", { class: "buttons" },
-          h("button", { type: "button", class: "primary", id: "start-game", onclick: () => this.action(() => page.lobby.start(table, this.record.token), "The game starts!") }, "Start the game"),
-          h("button", { type: "button", id: "leave-seat", onclick: () => this.leave() }, "Give up my seat")),
+          h("button", { type: "button", class: "primary", id: "start-game", onclick: () => this.action(() => page.lobby.start(table, this.record.token), t("room.started")) }, t("room.start")),
+          h("button", { type: "button", id: "leave-seat", onclick: () => this.leave() }, t("room.leave"))),
         this.owner() ? h("div", { class: "buttons owner" },
-          h("button", { type: "button", id: "close-table", "aria-expanded": "false", "aria-controls": "close-confirm", onclick: () => this.askClose(true) }, "Close the table for everyone")) : null,
+          h("button", { type: "button", id: "close-table", "aria-expanded": "false", "aria-controls": "close-confirm", onclick: () => this.askClose(true) }, t("room.close"))) : null,
         this.confirm,
         this.status,
         this.chatHome);
@@ -102,14 +103,14 @@ export class WaitingRoom {
     let text;
     if (info) {
       text = info.taken >= info.seats
-        ? (page.spectate ? `Every seat is taken (${info.seats}).` : "Every seat is taken: start the game!")
-        : `${info.taken} of ${info.seats} seats taken.`;
+        ? t(page.spectate ? "room.full.spectator" : "room.full", { seats: info.seats })
+        : t("room.taken", { taken: info.taken, seats: info.seats });
     } else if (this.problem) {
       text = this.problem;
     } else {
-      text = "Looking up the seats…";
+      text = t("room.looking_up");
     }
-    if (info && info.seats === 1) text = page.spectate ? "A solo game." : "";
+    if (info && info.seats === 1) text = page.spectate ? t("room.solo.spectator") : "";
     if (this.count.textContent !== text) this.count.textContent = text;
     const solo = Boolean(info && info.seats === 1);
     if (solo !== this.solo && !page.spectate) {
@@ -119,9 +120,9 @@ export class WaitingRoom {
       this.soloWords.hidden = !solo;
       this.chatHome.hidden = solo; // nobody to talk to before a solo game
     }
-    const coop = info && info.mode === "cooperative"
-      ? "Cooperative game: the roles are drawn when the game starts. " : "";
-    const clock = `${coop}${info && info.clock ? `Clock: ${clockWords(info.clock)}.` : ""}`;
+    const clock = info ? t("room.game", {
+      coop: info.mode === "cooperative" ? "yes" : "no", timed: info.clock ? "yes" : "no", clock: info.clock ? clockWords(info.clock) : "",
+    }).trim() : "";
     if (this.clock.textContent !== clock) this.clock.textContent = clock;
     const presence = page.session && page.session.presence;
     const me = page.record ? page.record.seat : null;
@@ -146,10 +147,10 @@ export class WaitingRoom {
         p ? [presenceDot(presence, seat, p), seatBadge(seat, me, asPlayers),
           p.rating ? [" ", ratingBadge(p.rating)] : null,
           owner && seat !== me && !page.spectate
-            ? [" ", h("button", { type: "button", class: "small", "data-remove-seat": seat, "data-key": `remove-${seat}`, onclick: () => this.remove(seat) }, `Remove ${p.name}`)]
+            ? [" ", h("button", { type: "button", class: "small", "data-remove-seat": seat, "data-key": `remove-${seat}`, onclick: () => this.remove(seat) }, tx("room.remove", { name: bdi(p.name) }))]
             : null,
           page.seatActionsFor(seat, people, (text) => this.say(text))]
-          : [h("span", { class: `seat-chip seat-${seat} free` }, `P${seat + 1}`), " free"]));
+          : tx("room.free", { seat: h("span", { class: `seat-chip seat-${seat} free` }, `P${seat + 1}`) })));
     }
     replace(this.list, items);
   }
@@ -157,8 +158,7 @@ export class WaitingRoom {
   // A bot of the chosen level takes the next free seat.
   addBot(level) {
     const page = this.page;
-    const a = level === "easy" ? "An" : "A";
-    this.action(() => page.lobby.addBot(page.table, this.record.token, level), `${a} ${level} bot took a seat.`);
+    this.action(() => page.lobby.addBot(page.table, this.record.token, level), t("room.bot_added", { level }));
   }
 
   // A result said in the room (a spectator's room has no status line: said aloud only).
@@ -187,7 +187,7 @@ export class WaitingRoom {
       page.tableInfo = this.info;
       this.problem = null;
     } catch (err) {
-      this.problem = `The seats cannot be looked up now: ${errorText(err)}`;
+      this.problem = t("room.seats_failed", { problem: errorText(err) });
     }
     if (page.session && page.session.view && page.session.view.status === "new") this.renderSeats();
   }
@@ -208,7 +208,7 @@ export class WaitingRoom {
 
   remove(seat) {
     const page = this.page;
-    this.action(() => page.lobby.removePlayer(page.table, this.owner(), seat), `The player of P${seat + 1} was removed.`);
+    this.action(() => page.lobby.removePlayer(page.table, this.owner(), seat), t("room.removed", { seat: seat + 1 }));
   }
 
   async closeTable() {
@@ -223,7 +223,7 @@ export class WaitingRoom {
     store.forgetOwner(page.table);
     store.forgetSeat(page.table);
     this.confirm.hidden = true;
-    this.status.textContent = "The table is closed.";
+    this.status.textContent = t("room.closed");
   }
 
   async leave() {
