@@ -150,7 +150,7 @@ export class PlayerCard {
     const minutes = Math.max(1, Math.round((reply.expires - Date.now()) / 60000));
     const until = formatDate(reply.expires, { hour: "2-digit", minute: "2-digit" });
     replace(this.panel, h("div", { class: "transfer", id: "transfer-panel" },
-      h("p", {}, tx("identity.transfer.open", { minutes: h("strong", { id: "transfer-minutes" }, t("identity.minutes", { n: minutes })), until })),
+      h("p", {}, tx("identity.transfer.open", { minutes: h("strong", { id: "transfer-minutes" }, t("identity.minutes", { n: minutes })), n: minutes, until })),
       h("div", { class: "row" },
         h("label", { for: "transfer-link", class: "visually-hidden" }, t("identity.transfer.link")),
         h("input", { id: "transfer-link", readonly: true, value: link, onfocus: (e) => e.target.select() }),
