@@ -395,12 +395,29 @@ def check_page(page: Any, screenshots: Path, name: str, what: str) -> None:
     assert_accessible(page, f"{what} in Spanish")
 
 
+class Visitor:
+    """A browser page in a locale (its own context), its console errors kept."""
+
+    def __init__(self, context: Callable[[str], Any], base: str, locale: str) -> None:
+        self.base = base
+        self.page = context(locale).new_page()
+        self.page.set_default_timeout(15_000)
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda exc: self.errors.append(f"uncaught: {exc}"))
+        self.page.on(
+            "console", lambda m: self.errors.append(m.text) if m.type == "error" else None
+        )
+
+    def goto(self, path: str) -> None:
+        self.page.goto(self.base + path)
+
+
 def test_the_pages_in_spanish_and_names_written_right_to_left(
-    module_server: ServerProcess, people: Any, screenshots: Path
+    module_server: ServerProcess, context: Callable[[str], Any], screenshots: Path
 ) -> None:
     base = base_url(module_server)
     finished, waiting = prepare_games(module_server.url)
-    lucia = people(base, "Lucía", locale="es-ES")
+    lucia = Visitor(context, base, "es-ES")
     page = lucia.page
 
     # the lobby: the waiting table's players, isolated in the Spanish page
@@ -454,7 +471,7 @@ def test_the_pages_in_spanish_and_names_written_right_to_left(
     check_page(page, screenshots, "es-room", "the waiting room")
 
     # in English too, the names sit isolated in the sentences around them
-    ada = people(base, "Ada")
+    ada = Visitor(context, base, "en-US")
     ada.goto("/#/")
     expect(ada.page.locator(f'tr[data-table="{waiting}"]')).to_be_visible()
     assert len(english_on(ada.page)) > 10  # (the scan finds English where there is some)
@@ -468,3 +485,4 @@ def test_the_pages_in_spanish_and_names_written_right_to_left(
     assert bdi_texts(ada.page, "#player-name") == [PERSIAN]
     assert ARABIC in bdi_texts(ada.page, "#player-game-table td.with")
     ada.page.screenshot(path=str(screenshots / "en-rtl-names-player.png"))
+    assert lucia.errors == [] and ada.errors == []
