@@ -14,9 +14,9 @@ def seat_name(players: list[dict[str, Any]], seat: int | None) -> str:
     return words.seat_name(words.seat_names(players), seat)
 
 
-def action_words() -> dict[str, str]:
+def action_words(language: str = "en") -> dict[str, str]:
     """The words of each action (the catalog's ``values.action``)."""
-    return dict(words.catalog().values["action"])
+    return dict(words.catalog(language).values["action"])
 
 
 def render(
@@ -26,18 +26,20 @@ def render(
     whole: bool = False,
     coop: bool = False,
     blocks: list[str] | None = None,
+    language: str = "en",
 ) -> str | None:
     """The line the page shows for ``entry`` (None: not shown), with the private or the team
     mark; ``whole``: the entry is in its whole form for everyone (the version that ended the
     game); ``coop``: a co-op game (the view's ``mode``); ``blocks``: the city's block names
-    (``block_names(view)``), as the page words blocks.
+    (``block_names(view)``), as the page words blocks; ``language``: the page's.
     The terminal client's renderer (echoridge_client.logtext) is the oracle: both clients read
     the same wording and must word an entry alike."""
-    if words.catalog().is_hidden(entry):
+    if words.catalog(language).is_hidden(entry):
         return None
     line = words.render(
-        entry, words.seat_names(players), seat, whole=whole, coop=coop, blocks=blocks or ()
-    )
+        entry, words.seat_names(players), seat, whole=whole, coop=coop, blocks=blocks or (),
+        language=language,
+    )  # fmt: skip
     return " ".join(line.split())  # as the page shows it (an empty field leaves no blank)
 
 
@@ -80,7 +82,10 @@ def expected_lines(person: Any, version: int) -> list[str]:
     whole = any(e["kind"] == "game_ended" for e in entries)
     coop = view.get("mode") == "cooperative"
     blocks = words.block_names(view)
-    lines = [render(e, view.get("players") or [], seat, whole, coop, blocks) for e in entries]
+    language = getattr(person, "language", "en")  # the page's (pilot.Person)
+    lines = [
+        render(e, view.get("players") or [], seat, whole, coop, blocks, language) for e in entries
+    ]
     return [line for line in lines if line is not None]
 
 

@@ -97,10 +97,15 @@ class Person:
         *,
         viewport: dict[str, int] | None = None,
         allow_network_errors: bool = False,
+        locale: str = "en-US",
     ) -> None:
         self.name = name
         self.base_url = base_url.rstrip("/")
-        self.context = browser.new_context(viewport=viewport or {"width": 1280, "height": 900})
+        # the browser's language (navigator.languages): the page speaks it (i18n.js)
+        self.language = locale.split("-")[0]
+        self.context = browser.new_context(
+            viewport=viewport or {"width": 1280, "height": 900}, locale=locale
+        )
         self.page: Page = self.context.new_page()
         self.page.set_default_timeout(15_000)
         self.errors: list[str] = []

@@ -27,6 +27,7 @@ pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright
 from playwright.sync_api import expect
 
 from echoridge.simulate import game_seed, play_random
+from echoridge_client import logtext
 from echoridge_client.logtext import block_names
 from echoridge_rules import EVERYONE, SPECTATOR
 from echoridge_rules.coopdata import ROLES
@@ -41,12 +42,11 @@ from tests.web.logwords import delta_logs, render
 from tests.web.pilot import ACTIONS, JSON, Person, play_turn
 
 GAME_SECONDS = 120
-# The page's words for the clue actions (data.js ACTIONS, the two Bring-in steps as one).
+# The page's words for the clue actions: the log catalogue's (data.js roleActions), the two
+# Bring-in steps as one.
+LOG_WORDS = json.loads((Path(logtext.__file__).parent / "logtext.en.json").read_text())
 CLUE_WORDS = {
-    "catch_informant": "Catch Informant",
-    "catch_witness": "Catch Witness",
-    "search_scene": "Search Scene",
-    "stakeout": "Stakeout",
+    **LOG_WORDS["values"]["action"],
     "bring_in_1": "Bring in for Holding",
     "bring_in_2": "Bring in for Holding",
 }

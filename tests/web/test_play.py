@@ -3,12 +3,15 @@ spectator, a reload mid-game, a server killed mid-game, and a phone played with 
 
 Every page's view is compared with the view the server sent it (rebuilt in Python from the
 frames the page received), the pages are read for what a person sees, and the spectator's
-frames are checked against the secrets published after the game.
+frames are checked against the secrets published after the game. One of the friends reads
+Spanish (his browser's language): his table is read at its moments (his turn, a risk, a
+decision, the last moves, the result) for Spanish words and no English ones.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from importlib.util import find_spec
 from pathlib import Path
@@ -30,6 +33,24 @@ from tests.web.logwords import action_words, render, results, seat_name, wait_pa
 from tests.web.pilot import ACTIONS, JSON, Person, command_key, play_turn
 
 GAME_SECONDS = 150
+# The table page's Spanish words (the oracle for what a Spanish page shows).
+SPANISH = json.loads(
+    (Path(__file__).resolve().parents[2] / "clients/web/locales/es/table.json").read_text()
+)
+# Common English words that a Spanish table must not show, as whole words (block and suspect
+# names are the game's own and have none of them).
+ENGLISH = re.compile(
+    r"\b(the|The|You|you|your|Your|Drive|Arrest|Turn|turn|Waiting|Search|Stakeout|Evidence"
+    r"|Officer|Suspect|nobody|and|Force|Game|Players|day|night|space|risk|success|failure)\b"
+)
+# The log's words a sender's command shows in each language: the call for backup (risk, die,
+# success or failure), the stakeout, the drive.
+LOG_SNIPPETS = {
+    "en": {"backup": "called for backup: risk {risk}, die ", "ok": ": success", "bad": ": failure",
+           "stakeout": "stakeout on", "risk": "risk {risk}: ", "drove": "{name} drove "},
+    "es": {"backup": "pidió refuerzos: riesgo {risk}, dado ", "ok": ": éxito", "bad": ": fracaso",
+           "stakeout": "Vigilancia de", "risk": "riesgo {risk}: ", "drove": "{name} condujo "},
+}  # fmt: skip
 
 
 def create_table(
@@ -94,9 +115,8 @@ def sent_and_results(person: Person) -> list[tuple[dict[str, Any], dict[str, Any
 
 def assert_logs_show(players: list[Person], viewers: list[Person], checked: set[int]) -> None:
     """Every viewer's log panel shows, for the version of each command a player sent, that
-    version's entries in the shared wording; the sender's shows the command's result: who,
-    the action, and for a risk the risk, the die and success or failure."""
-    words = action_words()
+    version's entries in the shared wording of its language; the sender's shows the command's
+    result: who, the action, and for a risk the risk, the die and success or failure."""
     for player in players:
         for cmd, result in sent_and_results(player):
             if result["outcome"] != "accepted" or result["version"] in checked:
@@ -104,6 +124,7 @@ def assert_logs_show(players: list[Person], viewers: list[Person], checked: set[
             version = result["version"]
             checked.add(version)
             for viewer in viewers:
+                words, said = action_words(viewer.language), LOG_SNIPPETS[viewer.language]
                 lines = wait_panel(viewer, version)
                 view = viewer.synced_mirror().view or {}
                 seat = (player.synced_mirror().view or {})["you"]["seat"]
@@ -113,14 +134,60 @@ def assert_logs_show(players: list[Person], viewers: list[Person], checked: set[
                 if kind in words or kind in ("drive", "rest_case", "accuse", "learn_trait"):
                     assert any(line.startswith(name) for line in lines), (kind, text)
                 if kind == "call_for_backup":
-                    assert f"called for backup: risk {cmd['risk']}, die " in text, text
-                    assert ": success" in text or ": failure" in text, text
+                    assert said["backup"].format(risk=cmd["risk"]) in text, text
+                    assert said["ok"] in text or said["bad"] in text, text
                 elif kind == "stakeout":
-                    assert "stakeout on" in text and f"risk {cmd['risk']}: " in text, text
+                    assert said["stakeout"] in text, text
+                    assert said["risk"].format(risk=cmd["risk"]) in text, text
                 elif kind == "drive":
-                    assert f"{name} drove " in text, text
+                    assert said["drove"].format(name=name) in text, text
                 elif kind in words:
                     assert f"{name}: {words[kind]}, " in text, text
+
+
+def assert_no_english(person: Person, moment: str) -> str:
+    """The table as its (Spanish) player sees it has none of the common English words; its
+    visible text."""
+    text = str(person.page.evaluate("() => document.querySelector('#game').innerText"))
+    found = sorted(set(ENGLISH.findall(text)))
+    assert not found, f"English on the Spanish table ({moment}): {found}\n{text}"
+    return text
+
+
+def spanish_moments(person: Person, done: set[str], screenshots: Path) -> None:
+    """At each moment of the game seen once on the Spanish player's table: his turn, a risk to
+    choose, a decision, the last moves; its Spanish words, no English, and screenshots."""
+    page = person.page
+    state = person.state
+    if person.game_attr("busy") != "0":
+        return
+    if state == "your-turn" and "turn" not in done:
+        done.add("turn")
+        expect(page.locator("#prompt")).to_contain_text("Tu turno (")
+        assert_no_english(person, "turn")
+        page.screenshot(path=str(screenshots / "es-table-turn.png"), full_page=True)
+    elif state == "your-turn" and "risk" not in done and page.locator("fieldset.risk").count():
+        done.add("risk")
+        legend = page.locator("fieldset.risk legend").first
+        expect(legend).to_contain_text(": elige el riesgo")
+        assert ("Pedir refuerzos" in legend.inner_text()) or ("Vigilancia" in legend.inner_text())
+        assert_no_english(person, "risk")
+    elif state == "decide" and "decision" not in done:
+        done.add("decision")
+        view = person.synced_mirror().view or {}
+        kind = view["you"]["decision"]["kind"]
+        expect(page.locator("dialog#decision")).to_be_visible()
+        expect(page.locator("#decision-title")).to_have_text(SPANISH[f"data.decision.{kind}"])
+        assert_no_english(person, f"decision {kind}")
+        page.screenshot(path=str(screenshots / "es-table-decision.png"))
+    if "last" not in done and page.locator("#last-moves .move-group h3").count() >= 2:
+        done.add("last")
+        expect(page.locator("#last-moves-title")).to_have_text(SPANISH["lastmove.title"])
+        titles = page.locator("#last-moves .move-group h3").all_inner_texts()
+        assert re.match(r"Turno \d+ \((día|noche)\): ", titles[0]), titles
+        assert all(re.match(r"Antes: (Turno \d+ \((día|noche)\): |la preparación)", t)
+                   for t in titles[1:]), titles  # fmt: skip
+        assert_no_english(person, "last moves")
 
 
 def game_frames(person: Person, kind: str) -> list[str]:
@@ -132,7 +199,7 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
 ) -> None:
     base = base_url(web_server)
     ann = people(base, "Ann")
-    bob = people(base, "Bob")
+    bob = people(base, "Bob", locale="es-ES")  # reads Spanish
     cleo = people(base, "Cleo", viewport={"width": 1100, "height": 900})
 
     # Ann creates a table for four, with nobody else yet; her page is the waiting room.
@@ -144,12 +211,13 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
     # Bob sees it in the lobby, and opens the link Ann sent him.
     bob.goto("/")
     row = bob.page.locator(f'#tables tr[data-table="{table}"]')
-    expect(row).to_contain_text("1 of 4")
+    expect(row).to_contain_text("1 de 4")  # (his lobby speaks Spanish)
     bob.page.screenshot(path=str(screenshots / "lobby.png"), full_page=True)
     bob.page.goto(invite)
     bob.page.fill("#join-name", "Bob")
     bob.page.click("#join-submit")
-    expect(bob.page.locator(".waiting-room")).to_contain_text("You sit in seat P2 as Bob.")
+    expect(bob.page.locator(".waiting-room")).to_contain_text("P2")
+    assert bob.page.evaluate("document.documentElement.lang") == "es"
 
     # Ann fills the two other seats with bots and starts; Cleo watches from the start.
     expect(ann.page.locator("#room-seats")).to_have_text("2 of 4 seats taken.")
@@ -173,6 +241,7 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
     reloaded = shot = False
     commands = 0
     logged: set[int] = set()
+    spanish: set[str] = set()  # the moments of Bob's Spanish table looked at
     while not all(p.state == "over" for p in (ann, bob)):
         assert time.monotonic() < deadline, "the game took too long"
         acted = False
@@ -182,6 +251,8 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
             assert_page_shows(ann)
             ann.page.screenshot(path=str(screenshots / "table-mid-game.png"), full_page=True)
         for person in (ann, bob):
+            if person is bob:
+                spanish_moments(bob, spanish, screenshots)
             cmd = play_turn(person, drove[person.name])
             if cmd is None:
                 continue
@@ -211,6 +282,7 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
         if not acted:
             ann.page.wait_for_timeout(30)
     assert reloaded and shot
+    assert spanish >= {"turn", "risk", "decision", "last"}, spanish
 
     # Each friend drove, took a risk and answered decisions, all through the page.
     for person in (ann, bob):
@@ -245,9 +317,21 @@ def test_two_friends_two_bots_and_a_spectator_play_a_whole_game(
     for seat, (c, r) in parked.items():  # the spectator saw the friends' drives
         car = cleo.page.locator(f'.board [data-block="{c},{r}"] [data-car="{seat}"]')
         expect(car).to_have_count(1)
+    # Bob's result in Spanish: the headline, the murderer, the standings' words
+    result = bob.page.locator(".result")
+    expect(result.locator("h2")).to_have_text(SPANISH["result.game_over"])
+    expect(result.locator(".murderer")).to_contain_text(
+        re.compile(r"^(El asesino era|La asesina era) S\d\d ")
+    )
+    winners = re.compile(r"^(¡.+!|Nadie nombró al asesino)")
+    expect(result.locator(".winners")).to_contain_text(winners)
+    expect(result.locator("th").first).to_have_text(SPANISH["result.column.officer"])
+    assert_no_english(bob, "result")
     if find_spec("axe_playwright_python"):  # the dev extra; test_a11y says when it is missing
         assert_accessible(ann.page, "a seat's end of the game")
         assert_accessible(cleo.page, "a spectator's end of the game")
+        assert_accessible(bob.page, "a Spanish seat's end of the game")
+    bob.page.screenshot(path=str(screenshots / "es-table-result.png"), full_page=True)
     ann.page.screenshot(path=str(screenshots / "game-over-seat.png"), full_page=True)
     cleo.page.screenshot(path=str(screenshots / "game-over-reveal.png"), full_page=True)
 

@@ -80,7 +80,9 @@ export interface Transcript {
   final: any;
 }
 
-export interface Verification { ok: boolean; checks: string[]; problem: string | null }
+/** A check passed, as a code (server_seed, items, murderer, setup, draws) for clients' own words. */
+export interface VerificationStep { step: string; count?: number }
+export interface Verification { ok: boolean; checks: string[]; steps: VerificationStep[]; problem: string | null }
 
 /** SPEC.md §9.4: checks a finished game's transcript (no rules engine needed). */
 export declare function verifyTranscript(

@@ -273,18 +273,26 @@ export class Verifier {
 
 // --- checking a finished game's transcript ---------------------------------------------------
 
-// Resolves to {ok, checks: [text...], problem}. Checks the server seed against its commitment,
-// derives the game seed, checks every committed item's salt and commitment, the murderer, and
-// every recorded draw against the generator. (`echo-ridge verify` also replays the commands.)
+// Resolves to {ok, checks: [text...], steps: [{step, count?}...], problem}: `steps` are the
+// checks passed as codes (server_seed, items, murderer, setup, draws; a count where the text
+// says one), for a client to word in its language. Checks the server seed against its
+// commitment, derives the game seed, checks every committed item's salt and commitment, the
+// murderer, and every recorded draw against the generator. (`echo-ridge verify` also replays
+// the commands.)
 export async function verifyTranscript(t, onProgress = () => {}) {
   const checks = [];
-  const fail = (problem) => ({ ok: false, checks, problem });
+  const steps = [];
+  const passed = (text, step, count = undefined) => {
+    checks.push(text);
+    steps.push(count === undefined ? { step } : { step, count });
+  };
+  const fail = (problem) => ({ ok: false, checks, steps, problem });
   try {
     if (t.format !== "echoridge.transcript.v1") return fail("not an echoridge.transcript.v1 transcript");
     if ((await serverSeedCommit(t.server_seed)) !== t.server_seed_commit) {
       return fail("the server seed does not open its commitment");
     }
-    checks.push("the server seed opens the commitment published when the table was created");
+    passed("the server seed opens the commitment published when the table was created", "server_seed");
     const seed = await gameSeed(t.server_seed, t.table, t.client_seeds);
     const final = t.final || {};
     const commitments = final.commitments || {};
@@ -297,19 +305,19 @@ export async function verifyTranscript(t, onProgress = () => {}) {
     }
     const labels = Object.keys(commitments);
     if (proofs.length !== labels.length) return fail("not every committed item is revealed");
-    checks.push(`all ${labels.length} hidden items open their commitments, with salts from the game seed`);
+    passed(`all ${labels.length} hidden items open their commitments, with salts from the game seed`, "items", labels.length);
     const murderer = proofs.find((p) => p.label === "murderer");
     if (!murderer || !final.result || final.result.murderer !== murderer.value) {
       return fail("the result names another murderer than the one revealed");
     }
-    checks.push("the murderer in the result is the one committed at setup");
+    passed("the murderer in the result is the one committed at setup", "murderer");
     const setup = await setupFromDraws(seed, t.table, t.players);
     if (setup.murderer !== murderer.value) return fail("the murderer is not the one the setup's draws pick");
     const city = final.city && Array.isArray(final.city.blocks) ? final.city.blocks.map((b) => b && b.name) : null;
     if (city && city.length === 25 && city.join("|") !== setup.layout.join("|")) {
       return fail("the city's layout is not the one the setup's draws make");
     }
-    checks.push("the setup's murderer and city layout are the ones the draws make");
+    passed("the setup's murderer and city layout are the ones the draws make", "setup");
     let expected = 0;
     const entries = t.entries || [];
     for (let i = 0; i < entries.length; i++) {
@@ -320,8 +328,8 @@ export async function verifyTranscript(t, onProgress = () => {}) {
       }
       onProgress(i + 1, entries.length);
     }
-    checks.push(`all ${expected} random draws are the generator's, keyed by the game seed`);
-    return { ok: true, checks, problem: null };
+    passed(`all ${expected} random draws are the generator's, keyed by the game seed`, "draws", expected);
+    return { ok: true, checks, steps, problem: null };
   } catch (err) {
     return fail(`malformed transcript: ${err.message}`);
   }

@@ -4,8 +4,10 @@
 // Blocks the player may pick now (a Drive, a Force card's block, a peek) are buttons.
 
 import { s } from "./dom.js";
-import { clueWords } from "./describe.js";
+import { clueWords, mobsterWords } from "./describe.js";
+import { andList, t } from "./i18n.js";
 import { seatName } from "/sdk/logtext.js";
+import { HQ_NAME } from "/sdk/names.js";
 
 // The board's geometry: the usual one, and a compact one for narrow screens (a phone), whose
 // block names are drawn larger (at least 12 CSS px at 390 px wide) with the marks under them.
@@ -76,16 +78,22 @@ function nameLines(name, compact = false) {
   return [first, rest.length > 12 ? rest.slice(0, 11) + "…" : rest];
 }
 
-// What a block holds, in words; it starts with the name the block shows.
+// What a block holds, in words; it starts with the name the block shows. (Its parts are a list,
+// each one whole: the page's language says each.)
 function describeBlock(b, players, me, city = {}) {
-  const shown = b.hq ? "Police HQ" : String(b.name || "");
+  const shown = b.hq ? t("board.hq") : String(b.name || "");
   const parts = [shown];
-  if (b.hq && b.name && b.name !== shown) parts.push(b.name);
-  if (b.hq && (city.holding_tokens || []).length) parts.push(`Holding tokens: ${city.holding_tokens.join(", ")}`);
-  if (b.mobster) parts.push(`${b.mobster} mobster`);
-  if (b.clue) parts.push(clueWords(b.clue) + (b.clue.value === null ? ", face down" : ""));
-  if (b.events && b.events.length) parts.push(`event token of slot ${b.events.join(" and ")}`);
-  if (b.cars && b.cars.length) parts.push("cars: " + b.cars.map((c) => (c === me ? "yours" : `P${c + 1} ${seatName(players, c)}`)).join(", "));
+  if (b.hq && b.name && b.name !== HQ_NAME) parts.push(b.name);
+  if (b.hq && (city.holding_tokens || []).length) {
+    parts.push(t("board.holding_tokens", { colors: city.holding_tokens.map((color) => t("board.token_color", { color })).join(", ") }));
+  }
+  if (b.mobster) parts.push(mobsterWords(b.mobster));
+  if (b.clue) parts.push(clueWords(b.clue, true));
+  if (b.events && b.events.length) parts.push(t("describe.event_tokens", { n: b.events.length, slots: andList(b.events) }));
+  if (b.cars && b.cars.length) {
+    const cars = b.cars.map((c) => (c === me ? t("board.car.yours") : t("board.car", { n: c + 1, name: seatName(players, c) })));
+    parts.push(t("board.cars", { cars: cars.join(", ") }));
+  }
   return parts.join("; ");
 }
 
@@ -155,10 +163,10 @@ export function renderBoard(view, { me = null, targets = new Map(), verifier = n
     viewBox: `0 0 ${LEFT + 5 * W + 6} ${TOP + 5 * H + 6}`,
     class: `board${night ? " night" : ""}${compact ? " compact" : ""}`,
     role: "group",
-    "aria-label": `The city of Echo Ridge${night ? " at night" : ""}`,
+    "aria-label": t("board.city", { night: Boolean(night) }),
   }, defs());
   if (blocks.length !== 25) {
-    svg.append(s("text", { x: 20, y: 60, class: "board-empty" }, "The city is dealt when the game starts."));
+    svg.append(s("text", { x: 20, y: 60, class: "board-empty" }, t("board.empty")));
     return svg;
   }
   const informants = new Set(city.informants || []);
@@ -168,7 +176,7 @@ export function renderBoard(view, { me = null, targets = new Map(), verifier = n
     const x = LEFT + (col - 1) * W + W / 2 - side.w / 2;
     const here = witnesses.has(col);
     svg.append(s("g", { class: `side-token witness${here ? "" : " taken"}`, "data-witness": col },
-      s("title", {}, here ? `Witness token of column ${col}` : `column ${col}: Witness taken`),
+      s("title", {}, t(here ? "board.witness" : "board.witness_taken", { col })),
       s("rect", { x, y: 3, width: side.w, height: side.h, rx: side.h / 2 }),
       s("text", { x: x + side.w / 2, y: 3 + side.h * 0.72, "text-anchor": "middle" }, here ? `W${col}` : `${col}`)));
   }
@@ -176,7 +184,7 @@ export function renderBoard(view, { me = null, targets = new Map(), verifier = n
     const y = TOP + (row - 1) * H + H / 2 - side.h / 2;
     const here = informants.has(row);
     svg.append(s("g", { class: `side-token informant${here ? "" : " taken"}`, "data-informant": row },
-      s("title", {}, here ? `Informant token of row ${row}` : `row ${row}: Informant taken`),
+      s("title", {}, t(here ? "board.informant" : "board.informant_taken", { row })),
       s("rect", { x: 2, y, width: side.w - 4, height: side.h, rx: 4 }),
       s("text", { x: 2 + (side.w - 4) / 2, y: y + side.h * 0.72, "text-anchor": "middle" }, here ? `I${row}` : `${row}`)));
   }
@@ -201,9 +209,10 @@ export function renderBoard(view, { me = null, targets = new Map(), verifier = n
     // for the eye (the label says what they show) and letting the pointer through to the cell.
     const pick = s("g", { class: `pick${target ? " target" : ""}`, "data-at": key });
     // a tooltip, for the pointer: the same words as the label
-    pick.append(s("title", {}, target ? `${label}. ${target.label}` : label));
+    const named = target ? t("board.target", { block: label, action: target.label }) : label;
+    pick.append(s("title", {}, named));
     pick.append(s("rect", { x: x + 2, y: y + 2, width: W - 4, height: H - 4, rx: 8, class: "cell" }));
-    const [line1, line2] = nameLines(b.hq ? "Police HQ" : String(b.name || ""), compact);
+    const [line1, line2] = nameLines(b.hq ? t("board.hq") : String(b.name || ""), compact);
     // one text with a space between its two lines, so that its words read as the name
     const lineHeight = compact ? 21 : 15;
     const first = compact ? 20 : 17;
@@ -233,7 +242,7 @@ export function renderBoard(view, { me = null, targets = new Map(), verifier = n
     if (target) {
       pick.setAttribute("tabindex", "-1");
       pick.setAttribute("role", "button");
-      pick.setAttribute("aria-label", `${label}. ${target.label}`);
+      pick.setAttribute("aria-label", named);
       pick.dataset.key = `block-${key}`;
       g.addEventListener("click", () => target.pick());
       pick.addEventListener("keydown", (event) => {
@@ -259,7 +268,7 @@ export function renderBoard(view, { me = null, targets = new Map(), verifier = n
 
 function holdingMark(colour, x, y) {
   return s("g", { class: `holding-token mobster-${colour}` },
-    s("title", {}, `${colour} Holding token`),
+    s("title", {}, t("board.holding_token", { color: colour })),
     s("rect", { x, y, width: 19, height: 19, rx: 3, fill: `url(#pat-${colour})`, class: "mob-edge" }),
     s("text", { x: x + 9.5, y: y + 14, class: "mob-letter small", "text-anchor": "middle" }, MOBSTER_LETTER[colour]));
 }

@@ -7,19 +7,21 @@
 // the players this browser's identity blocks (moderation.js: by a line's `identity`) are hidden
 // too, and a note says how many.
 
+import { Refused } from "./connection.js";
 import { h, replace, announce } from "./dom.js";
+import { errorText } from "./entry.js";
+import { bdi, t, tx } from "./i18n.js";
+import { isolate } from "./say.js";
 
 const MUTED = "echoridge.muted"; // localStorage: {table: [sender, ...]}
 const MAX_CHARS = 500; // after trimming, as the server counts (code points)
 const KEPT = 500; // lines kept on the page
 
-const REFUSALS = {
-  "chat/empty": "Type a message first.",
-  "chat/too_long": `A message has at most ${MAX_CHARS} characters.`,
-  "chat/bad_text": "Plain text only: no line breaks, tabs or invisible formatting characters.",
-  "chat/rate_limited": "Slow down: at most 5 messages every 10 seconds.",
-  "chat/not_allowed": "You cannot say that on this channel.",
-};
+// A refused line in words, from its code (never the server's English message).
+const REFUSALS = new Set(["chat/empty", "chat/too_long", "chat/bad_text", "chat/rate_limited", "chat/not_allowed"]);
+function refusal(code, message = "") {
+  return REFUSALS.has(code) ? t(`chat.refused.${code}`, { max: MAX_CHARS }) : errorText(new Refused(code, message));
+}
 
 function readMuted(table) {
   try {
@@ -62,25 +64,25 @@ export class ChatPanel {
     this.readSpectators = false; // a seat's opt-in (sent again after each reconnect)
     this.sending = false;
     this.list = h("ol", { class: "chat-lines", id: "chat-lines" });
-    this.box = h("div", { class: "chat-log", role: "log", tabindex: 0, "aria-label": "Chat messages" }, this.list);
+    this.box = h("div", { class: "chat-log", role: "log", tabindex: 0, "aria-label": t("chat.messages") }, this.list);
     this.input = h("input", {
       type: "text", id: "chat-input", class: "chat-input", maxlength: MAX_CHARS, autocomplete: "off",
       "aria-describedby": "chat-status",
     });
-    this.send = h("button", { type: "submit", id: "chat-send" }, "Send");
+    this.send = h("button", { type: "submit", id: "chat-send" }, t("chat.send"));
     this.status = h("p", { class: "chat-status small", id: "chat-status", role: "status" });
     this.mutedList = h("div", { class: "chat-muted small", id: "chat-muted" });
     this.blockedNote = h("p", { class: "chat-blocked small", id: "chat-blocked", hidden: true });
     const form = h("form", { class: "chat-form", id: "chat-form", onsubmit: (e) => this.submit(e) },
-      h("label", { for: "chat-input" }, spectate ? "Message to the spectators" : "Message to the table"),
+      h("label", { for: "chat-input" }, t("chat.label", { channel: spectate ? "spectators" : "table" })),
       h("div", { class: "chat-row" }, this.input, this.send));
     this.optIn = spectate ? null : h("input", { type: "checkbox", id: "chat-spectators", onchange: () => this.toggleSpectators() });
     // Folded on a phone (fold()): the summary says how many lines came since it was folded.
     this.unread = h("span", { class: "chat-unread" });
     this.details = h("details", { class: "chat-fold", open: true },
-      h("summary", {}, h("h2", { id: "chat-title" }, "Chat"), this.unread),
+      h("summary", {}, h("h2", { id: "chat-title" }, t("chat.title")), this.unread),
       this.optIn ? h("p", { class: "chat-option small" },
-        h("label", { for: "chat-spectators" }, this.optIn, " Show the spectators' chat")) : null,
+        h("label", { for: "chat-spectators" }, this.optIn, " ", t("chat.show_spectators"))) : null,
       this.box, this.blockedNote, this.mutedList, form, this.status);
     this.details.addEventListener("toggle", () => this.countUnread());
     this.folded = null;
@@ -112,7 +114,7 @@ export class ChatPanel {
   countUnread() {
     if (this.details.open) this.readCount = this.lines.length;
     const fresh = this.lines.length - this.readCount;
-    const text = !this.details.open && fresh > 0 ? ` (${fresh} new)` : "";
+    const text = !this.details.open && fresh > 0 ? ` ${t("chat.unread", { n: fresh })}` : "";
     if (this.unread.textContent !== text) this.unread.textContent = text;
   }
 
@@ -163,7 +165,7 @@ export class ChatPanel {
 
   countBlocked() {
     const n = this.lines.filter((line) => this.blocked(line)).length;
-    const text = n ? `${n} message${n === 1 ? "" : "s"} from blocked players hidden` : "";
+    const text = n ? t("chat.blocked", { n }) : "";
     if (this.blockedNote.textContent !== text) this.blockedNote.textContent = text;
     this.blockedNote.hidden = !n;
   }
@@ -180,14 +182,15 @@ export class ChatPanel {
     },
       h("span", { class: "chat-meta" },
         h("time", { datetime: new Date(line.at).toISOString() }, clock(line.at)), " ",
-        other ? h("span", { class: "chat-channel" }, line.channel === "table" ? "[players] " : "[spectators] ") : null,
-        h("span", { class: "chat-name" }, name), mine ? " (you)" : null, ": "),
-      h("span", { class: "chat-text" }, line.text),
+        other ? h("span", { class: "chat-channel" }, t("chat.channel", { channel: line.channel === "table" ? "table" : "spectators" }), " ") : null,
+        tx("chat.sender", { name: h("bdi", { class: "chat-name" }, name), you: mine }), " "),
+      // the player's own words: a text node, its direction its own (an Arabic line reads right)
+      h("span", { class: "chat-text", dir: "auto" }, line.text),
       mine ? null : h("button", {
         type: "button", class: "small chat-mute", "data-key": `mute-${line.sender}-${line.seq}`,
-        "aria-label": `Mute ${name}`,
+        "aria-label": t("chat.mute_name", { name: isolate(name) }),
         onclick: () => this.setMuted(line.sender, true),
-      }, "Mute"));
+      }, t("chat.mute")));
   }
 
   setMuted(sender, on) {
@@ -199,7 +202,7 @@ export class ChatPanel {
     }
     this.renderMuted();
     const name = this.names.get(sender) || sender;
-    announce(on ? `${name} muted` : `${name} unmuted`);
+    announce(t("chat.muted_said", { name: isolate(name), on }));
   }
 
   renderMuted() {
@@ -207,12 +210,12 @@ export class ChatPanel {
       replace(this.mutedList);
       return;
     }
-    replace(this.mutedList, "Muted: ", [...this.muted].map((sender) => {
+    replace(this.mutedList, t("chat.muted"), " ", [...this.muted].map((sender) => {
       const name = this.names.get(sender) || sender;
       return h("button", {
         type: "button", class: "small chat-unmute", "data-sender": sender,
         onclick: () => this.setMuted(sender, false),
-      }, `Unmute ${name}`);
+      }, tx("chat.unmute", { name: bdi(name) }));
     }));
   }
 
@@ -221,8 +224,8 @@ export class ChatPanel {
   async submit(event) {
     event.preventDefault();
     const text = this.input.value.trim();
-    if (!text) return this.tell(REFUSALS["chat/empty"]);
-    if ([...text].length > MAX_CHARS) return this.tell(REFUSALS["chat/too_long"]);
+    if (!text) return this.tell(refusal("chat/empty"));
+    if ([...text].length > MAX_CHARS) return this.tell(refusal("chat/too_long"));
     if (this.sending) return undefined;
     this.sending = true;
     try {
@@ -231,10 +234,10 @@ export class ChatPanel {
         this.input.value = "";
         this.tell("");
       } else {
-        this.tell(REFUSALS[result.code] || result.message || result.code);
+        this.tell(refusal(result.code, result.message));
       }
     } catch {
-      this.tell("Not sent: the connection is down. Try again in a moment.");
+      this.tell(t("chat.not_sent"));
     } finally {
       this.sending = false;
     }

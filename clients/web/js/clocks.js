@@ -6,8 +6,10 @@
 // a countdown is a span with data-at (ms since the epoch, the server's) that tick() rewrites
 // every second from this browser's clock, so the panel itself is rebuilt only on news.
 
+import { logWord } from "./data.js";
 import { commandKey } from "./describe.js";
 import { h } from "./dom.js";
+import { bdi, formatDate, t, tx } from "./i18n.js";
 import { seatName } from "/sdk/logtext.js";
 import { seatBadge } from "./panels.js";
 
@@ -17,22 +19,19 @@ export const PRESETS = {
   live: { turn: 90, bank: 600, decision: null, grace: 120, strikes: 2 },
   correspondence: { turn: 86400, bank: 259200, decision: 86400, grace: 172800, strikes: 2 },
 };
-const PRESET_NAMES = { casual: "Casual", live: "Live", correspondence: "Correspondence", custom: "Custom" };
 const CUSTOM_FIELDS = ["turn", "bank", "decision", "grace", "strikes"];
 
-export const AUTO_REASONS = {
-  away: "away too long",
-  strikes: "too many turns ran out of time",
-  vote: "the others voted",
-  self: "they asked",
-};
+// Why the server plays a seat (players[i].auto), in the log catalogue's words (its `reason`).
+export function autoReason(auto) {
+  return logWord("reason", auto);
+}
 
 // 90 -> "90 s", 600 -> "10 min", 86400 -> "1 day", 5400 -> "1 h 30 min".
 export function duration(seconds) {
   const s = Math.max(0, Math.round(Number(seconds) || 0));
   if (s < 120 && s % 60) return `${s} s`;
   if (s < 3600) return s % 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s / 60} min`;
-  if (s % 86400 === 0) return `${s / 86400} day${s === 86400 ? "" : "s"}`;
+  if (s % 86400 === 0) return t("clocks.days", { n: s / 86400 });
   const hours = Math.floor(s / 3600);
   const minutes = Math.floor((s % 3600) / 60);
   if (s < 86400) return minutes ? `${hours} h ${minutes} min` : `${hours} h`;
@@ -53,18 +52,14 @@ export function countdown(ms) {
 
 // A clock map (create_table.clock, tables[i].clock) in words.
 export function clockWords(clock) {
-  if (!clock || typeof clock !== "object") return "Casual";
+  if (!clock || typeof clock !== "object") return t("clocks.preset", { preset: "casual" });
   const base = PRESETS[clock.preset] || PRESETS.live;
   const value = (k) => (clock[k] !== undefined && clock[k] !== null ? clock[k] : base[k]);
-  const parts = [];
-  const turn = value("turn");
-  parts.push(turn ? `${duration(turn)} a turn` : "no turn clock");
-  if (value("bank")) parts.push(`${duration(value("bank"))} bank`);
-  if (value("decision")) parts.push(`${duration(value("decision"))} a decision`);
-  const grace = value("grace");
-  parts.push(grace ? `the server plays for a player away ${duration(grace)}` : "no handover when away");
-  if (value("strikes")) parts.push(`or after ${value("strikes")} timed-out turns in a row`);
-  return `${PRESET_NAMES[clock.preset] || clock.preset}: ${parts.join(", ")}`;
+  const time = (k) => (value(k) ? duration(value(k)) : "none");
+  return t("clocks.words", {
+    preset: String(clock.preset), turn: time("turn"), bank: time("bank"), decision: time("decision"), grace: time("grace"),
+    strikes: Number(value("strikes")) || 0,
+  });
 }
 
 // --- the create form ----------------------------------------------------------------------------
@@ -75,25 +70,21 @@ export function clockChoice() {
   const select = h("select", { id: "clock", name: "clock" },
     ["casual", "live", "correspondence"].map((preset) =>
       h("option", { value: preset, selected: preset === "casual" }, clockWords({ preset }))),
-    h("option", { value: "custom" }, "Custom: choose the times below"));
+    h("option", { value: "custom" }, t("clocks.custom_option")));
   const inputs = {};
-  const labels = {
-    turn: "Turn (seconds, 0: none)", bank: "Time bank (seconds)", decision: "Decision (seconds, 0: none)",
-    grace: "Away before the server plays (seconds, 0: never)", strikes: "Timed-out turns before the server plays (0: never)",
-  };
   const custom = h("fieldset", { id: "clock-custom", class: "clock-custom", hidden: true },
-    h("legend", {}, "Custom clock"),
+    h("legend", {}, t("clocks.custom")),
     CUSTOM_FIELDS.map((k) => {
       inputs[k] = h("input", {
         type: "number", id: `clock-${k}`, min: 0, max: k === "strikes" ? 10 : 7776000, inputmode: "numeric",
         value: String(PRESETS.live[k] ?? 0),
       });
-      return h("div", { class: "field" }, h("label", { for: `clock-${k}` }, labels[k]), inputs[k]);
+      return h("div", { class: "field" }, h("label", { for: `clock-${k}` }, t(`clocks.field.${k}`)), inputs[k]);
     }));
   select.addEventListener("change", () => {
     custom.hidden = select.value !== "custom";
   });
-  const el = [h("div", { class: "field" }, h("label", { for: "clock" }, "Clock"), select), custom];
+  const el = [h("div", { class: "field" }, h("label", { for: "clock" }, t("clocks.clock")), select), custom];
   const read = () => {
     if (select.value !== "custom") return { preset: select.value };
     const clock = { preset: "custom" };
@@ -126,19 +117,12 @@ export function runningClocks(session) {
 }
 
 function timeOfDay(ms) {
-  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return formatDate(ms, { hour: "2-digit", minute: "2-digit" });
 }
 
-const CLOCK_WORDS = {
-  turn: ["turn", "left"],
-  decision: ["decision", "left"],
-  handover: ["handover in", ""],
-};
-
 function countdownSpan(clock) {
-  const [before, after] = CLOCK_WORDS[clock.kind] || [clock.kind, ""];
   return h("span", { class: `countdown ${clock.kind}`, role: "timer", "data-clock-kind": clock.kind, "data-seat": clock.seat },
-    `${before} `, h("span", { class: "left", "data-at": clock.at }, countdown(clock.at - Date.now())), after ? ` ${after}` : "");
+    tx("clocks.countdown", { kind: clock.kind, left: h("span", { class: "left", "data-at": clock.at }, countdown(clock.at - Date.now())) }));
 }
 
 // What the seats panel shows, as data: the rebuild happens only when this changes.
@@ -154,26 +138,29 @@ export function seatsPanel(view, session, { me, hasTurnClock, actions = () => nu
   const presence = session.presence ? session.presence.seats || [] : [];
   const clocks = runningClocks(session);
   const players = view.players || [];
-  return h("ul", { class: "plain seat-clocks", "aria-label": "Players, presence and clocks" }, players.map((p) => {
+  return h("ul", { class: "plain seat-clocks", "aria-label": t("clocks.seats") }, players.map((p) => {
     const seat = p.seat;
     const here = presence.find((s) => s.seat === seat);
     const marks = [];
-    if (p.bot) marks.push(h("span", { class: "mark bot" }, "server bot"));
+    if (p.bot) marks.push(h("span", { class: "mark bot" }, t("clocks.bot")));
     if (!p.bot && here && !here.connected) {
       marks.push(h("span", { class: "mark away", "data-away": "" },
-        h("span", { "aria-hidden": "true" }, "○ "), `away since ${timeOfDay(here.since)}`));
+        h("span", { "aria-hidden": "true" }, "○ "), t("clocks.away", { since: timeOfDay(here.since) })));
     }
     if (p.auto) {
       marks.push(h("span", { class: "mark auto", "data-auto": p.auto },
-        `played by the server (${AUTO_REASONS[p.auto] || p.auto})`));
+        t("clocks.served", { reason: autoReason(p.auto) })));
     } else if (view.turn && view.turn.seat === seat && view.turn.timed_out) {
-      marks.push(h("span", { class: "mark auto", "data-auto": "timed_out" }, "played by the server for the rest of this turn (time ran out)"));
+      marks.push(h("span", { class: "mark auto", "data-auto": "timed_out" }, t("clocks.timed_out")));
     }
     const mine = clocks.filter((c) => c.seat === seat).map(countdownSpan);
     const facts = [];
-    if (hasTurnClock && !p.bot) facts.push(h("span", { class: "bank", "data-bank": p.bank }, `bank ${countdown(p.bank * 1000)}`));
-    if (p.strikes) facts.push(h("span", { class: "strikes" }, `${p.strikes} timed out in a row`));
-    if ((p.votes || []).length) facts.push(h("span", { class: "votes" }, `votes to let the server play: ${p.votes.map((v) => seatName(players, v)).join(", ")}`));
+    if (hasTurnClock && !p.bot) facts.push(h("span", { class: "bank", "data-bank": p.bank }, t("clocks.bank", { left: countdown(p.bank * 1000) })));
+    if (p.strikes) facts.push(h("span", { class: "strikes" }, t("clocks.strikes", { n: p.strikes })));
+    if ((p.votes || []).length) {
+      const names = p.votes.flatMap((v, i) => (i ? [", ", bdi(seatName(players, v))] : [bdi(seatName(players, v))]));
+      facts.push(h("span", { class: "votes" }, tx("clocks.votes", { names: h("span", {}, names) })));
+    }
     return h("li", { "data-seat": seat, "data-auto": p.auto || "", "data-away": here && !here.connected && !p.bot ? "1" : "0" },
       seatBadge(seat, me, players), " ", join(marks), mine.length ? [" · ", join(mine)] : null, facts.length ? [" · ", join(facts)] : null,
       p.bot ? null : actions(seat));
@@ -211,15 +198,15 @@ export function seatControls(view, presence, ctx) {
     let label = null;
     let hint = null;
     if (cmd.type === "extend_time") {
-      label = "More time";
-      hint = `from your bank (${countdown(bank * 1000)} left)`;
+      label = t("clocks.more_time");
+      hint = t("clocks.more_time.hint", { left: countdown(bank * 1000) });
     } else if (cmd.type === "play_for_me") {
-      label = "Play for me";
-      hint = "the server plays your seat until you take it back";
+      label = t("clocks.play_for_me");
+      hint = t("clocks.play_for_me.hint");
     } else if (cmd.type === "take_back") {
-      label = "Take my seat back";
+      label = t("clocks.take_back");
     } else if (cmd.type === "vote_handover" && away.has(cmd.target)) {
-      label = `Vote: let the server play for ${seatName(players, cmd.target)}`;
+      label = tx("clocks.vote", { name: bdi(seatName(players, cmd.target)) });
     }
     if (!label) continue;
     const key = commandKey(cmd);
@@ -228,5 +215,5 @@ export function seatControls(view, presence, ctx) {
       hint ? h("small", {}, ` ${hint}`) : null));
   }
   if (!buttons.length) return [];
-  return h("section", { class: "control-group seat-controls", "aria-label": "Your seat" }, buttons);
+  return h("section", { class: "control-group seat-controls", "aria-label": t("clocks.your_seat") }, buttons);
 }

@@ -6,37 +6,42 @@
 // carries its commandKey as data-cmd.
 
 import { choosers, isCoop, jointAccusationIntro } from "./coop.js";
-import { forceEffect, forceName, suspectName, suspectTrait, EVIDENCE_ORDER, DECISIONS } from "./data.js";
 import {
-  accusationOrder, accuseNote, commandKey, describe, hoursOf, knownValueHere, mySeat, place, who,
+  EVIDENCE_ORDER, actionName, decisionWords, forceEffect, forceName, suspectGender, suspectName, suspectTrait, traitName,
+} from "./data.js";
+import {
+  accusationOrder, accuseNote, accuseState, commandKey, describe, hoursOf, knownValueHere, mySeat, place, whoEl,
 } from "./describe.js";
 import { h } from "./dom.js";
+import { t, tx } from "./i18n.js";
 import { reasonText } from "/sdk/logtext.js";
 
 const ACTION_ORDER = [
   "arrest", "catch_informant", "catch_witness", "search_scene", "hold_mobster", "book_mobster",
   "resolve_event", "coffee_break",
 ];
-const RISKY = { call_for_backup: "Call for Backup", stakeout: "Stakeout" };
-// The actions `you.unavailable` may name (SPEC.md §6.1), as the buttons call them.
+const RISKY = ["call_for_backup", "stakeout"];
+// The actions `you.unavailable` may name (SPEC.md §6.1): their command type -> the log
+// catalogue's action (its name: actionName).
 const ACTION_NAMES = {
-  arrest: "Arrest",
-  coffee_break: "Coffee Break",
-  call_for_backup: "Call for Backup",
-  catch_informant: "Catch the Informant",
-  catch_witness: "Catch the Witness",
-  search_scene: "Search the Scene",
-  stakeout: "Stakeout",
-  hold_mobster: "Bring in for Holding, step 1",
-  book_mobster: "Bring in for Holding, step 2",
-  resolve_event: "Resolve an Event",
+  arrest: "arrest",
+  coffee_break: "coffee_break",
+  call_for_backup: "call_for_backup",
+  catch_informant: "catch_informant",
+  catch_witness: "catch_witness",
+  search_scene: "search_scene",
+  stakeout: "stakeout",
+  hold_mobster: "bring_in_1",
+  book_mobster: "bring_in_2",
+  resolve_event: "resolve_event",
 };
 const UNAVAILABLE_ORDER = Object.keys(ACTION_NAMES);
 
 // Why an action may not be taken now, in words: the shared catalogue's `reasons` (reasonText,
 // read by both clients).
 export function reasonWords(text, type, code) {
-  return text ? reasonText(text, type, code, "not possible now") : "not possible now";
+  const fallback = t("controls.not_possible");
+  return text ? reasonText(text, type, code, fallback) : fallback;
 }
 
 // The actions the seat could take on its turn but may not now (`you.unavailable`), greyed out
@@ -46,11 +51,11 @@ function unavailableList(view, ctx) {
     .sort((a, b) => UNAVAILABLE_ORDER.indexOf(a.type) - UNAVAILABLE_ORDER.indexOf(b.type));
   if (!list.length) return null;
   return h("div", { class: "unavailable-group" },
-    h("h4", { id: "unavailable-title" }, "Not possible now"),
+    h("h4", { id: "unavailable-title" }, t("controls.unavailable")),
     h("ul", { class: "plain unavailable", "aria-labelledby": "unavailable-title" }, list.map((u) => {
       const reason = reasonWords(ctx.text, u.type, u.code);
       return h("li", { "data-unavailable": u.type, "data-code": u.code },
-        h("button", { type: "button", class: "cmd unavailable-action", disabled: true, "aria-describedby": `why-${u.type}` }, ACTION_NAMES[u.type]),
+        h("button", { type: "button", class: "cmd unavailable-action", disabled: true, "aria-describedby": `why-${u.type}` }, actionName(ACTION_NAMES[u.type])),
         " ", h("span", { class: "reason", id: `why-${u.type}` }, reason));
     })));
 }
@@ -68,8 +73,8 @@ export function autoPassToggle(view, ctx) {
     onchange: () => ctx.send(cmd),
   });
   return h("div", { class: "auto-pass" },
-    h("label", { for: "auto-pass" }, box, " Pass when I have nothing to play"),
-    h("small", { class: "hint", id: "auto-pass-hint" }, " At the Force card moments after your action and before the Mobster Roll, the server goes on for you when the only choice is to proceed."));
+    h("label", { for: "auto-pass" }, box, " ", t("controls.auto_pass")),
+    h("small", { class: "hint", id: "auto-pass-hint" }, " ", t("controls.auto_pass.hint")));
 }
 
 function button(cmd, view, ctx, { label = describe(cmd, view), cls = "" } = {}) {
@@ -97,19 +102,19 @@ export function turnControls(view, legal, ctx) {
   const proceed = take((c) => c.type === "proceed");
   const drives = take((c) => c.type === "drive");
   const force = take((c) => c.type === "play_force");
-  const risky = Object.fromEntries(Object.keys(RISKY).map((t) => [t, take((c) => c.type === t)]));
+  const risky = Object.fromEntries(RISKY.map((type) => [type, take((c) => c.type === type)]));
   const actions = take((c) => ACTION_ORDER.includes(c.type))
     .sort((a, b) => ACTION_ORDER.indexOf(a.type) - ACTION_ORDER.indexOf(b.type));
   const others = take(() => true);
 
   if (drives.length) {
-    const select = h("select", { id: "drive-select", "aria-label": "Drive to", "data-key": "drive-select", disabled: ctx.busy },
+    const select = h("select", { id: "drive-select", "aria-label": t("controls.drive_to"), "data-key": "drive-select", disabled: ctx.busy },
       drives.map((cmd, i) => h("option", { value: String(i) }, describe(cmd, view))));
     out.push(h("section", { class: "control-group drive" },
-      h("h3", {}, "Drive (optional)"),
-      h("p", { class: "hint" }, "Click a highlighted block on the map (keyboard: Tab to the map, arrow keys, Enter), or choose here. Then take an action."),
+      h("h3", {}, t("controls.drive.title")),
+      h("p", { class: "hint" }, t("controls.drive.hint")),
       h("div", { class: "row" }, select,
-        h("button", { type: "button", class: "cmd", "data-key": "drive-go", disabled: ctx.busy, onclick: () => ctx.send(drives[Number(select.value)]) }, "Drive"))));
+        h("button", { type: "button", class: "cmd", "data-key": "drive-go", disabled: ctx.busy, onclick: () => ctx.send(drives[Number(select.value)]) }, t("controls.drive")))));
   }
   const riskGroups = [];
   for (const [type, cmds] of Object.entries(risky)) {
@@ -122,7 +127,7 @@ export function turnControls(view, legal, ctx) {
   const unavailable = unavailableList(view, ctx);
   if (actions.length || riskGroups.length || unavailable) {
     out.push(h("section", { class: "control-group actions" },
-      h("h3", {}, drives.length ? "…or act now (ends the turn's driving)" : "Action"),
+      h("h3", {}, t("controls.actions.title", { drove: drives.length > 0 })),
       riskGroups,
       h("div", { class: "buttons" }, actions.map((cmd) => button(cmd, view, ctx))),
       unavailable));
@@ -137,29 +142,27 @@ export function turnControls(view, legal, ctx) {
     for (const [card, cmds] of byCard) {
       const effect = forceEffect(card, isCoop(view));
       if (cmds.length === 1 && !cmds[0].block) {
-        items.push(h("div", {}, button(cmds[0], view, ctx, { label: `Play ${forceName(card)}` }), h("small", {}, ` ${effect}`)));
+        items.push(h("div", {}, button(cmds[0], view, ctx, { label: t("controls.play", { card: forceName(card) }) }), h("small", {}, ` ${effect}`)));
       } else {
         const active = ctx.target && ctx.target.card === card;
         items.push(h("div", {},
           h("button", {
             type: "button", class: `cmd${active ? " active" : ""}`, "data-cmd": `play_force:card=${card}`, "data-key": `force-${card}`,
             "aria-pressed": active ? "true" : "false", disabled: ctx.busy,
-            onclick: () => ctx.setTarget(active ? null : { card, cmds, label: (c) => `Play ${forceName(card)} on ${place(view, c.block)}` }),
-          }, `Play ${forceName(card)}…`),
+            onclick: () => ctx.setTarget(active ? null : { card, cmds, label: (c) => t("describe.play_force", { card: forceName(card), on: place(view, c.block) }) }),
+          }, t("controls.play_on", { card: forceName(card) })),
           h("small", {}, ` ${effect}`),
-          active ? blockChooser(cmds, view, ctx, `Choose the block for ${forceName(card)}: click it on the map, or pick here.`) : null));
+          active ? blockChooser(cmds, view, ctx, t("controls.choose_block", { card: forceName(card) })) : null));
       }
     }
-    out.push(h("section", { class: "control-group force" }, h("h3", {}, "Force cards (cost no time)"), items));
+    out.push(h("section", { class: "control-group force" }, h("h3", {}, t("controls.force.title")), items));
   }
   if (proceed.length) {
     const phase = view.turn ? view.turn.phase : null;
-    const when = phase === "w3" ? "Your action is done: you may play a Force card now (after your action), or go on."
-      : phase === "w4" ? "Before the Mobster Roll: you may play a Force card now, or go on."
-        : "You may play a Force card now, or go on.";
+    const when = t("controls.proceed.hint", { phase: phase === "w3" || phase === "w4" ? phase : "other" });
     out.push(h("section", { class: "control-group proceed" },
       h("p", { class: "hint" }, when),
-      h("div", { class: "buttons" }, proceed.map((cmd) => button(cmd, view, ctx, { label: "Proceed", cls: "primary" })))));
+      h("div", { class: "buttons" }, proceed.map((cmd) => button(cmd, view, ctx, { label: t("controls.proceed"), cls: "primary" })))));
   }
   if (others.length) {
     out.push(h("section", { class: "control-group other" }, h("div", { class: "buttons" }, others.map((cmd) => button(cmd, view, ctx)))));
@@ -168,15 +171,10 @@ export function turnControls(view, legal, ctx) {
 }
 
 function riskPicker(type, cmds, nightShift, view, ctx) {
-  const name = RISKY[type];
   const known = type === "stakeout" ? knownValueHere(view) : null;
-  const help = type === "call_for_backup"
-    ? "Roll a die: success if it is at most the risk (then every mobster here and next door is apprehended, and you gain a Force card). The risk costs hours either way."
-    : "You see the token's value: success if it is at most the risk (the token is yours, +1 badge). The risk costs hours either way.";
-  const label = `${name}${nightShift ? " (Night Shift)" : ""}`;
   return h("fieldset", { class: "risk", "data-risk-group": type },
-    h("legend", {}, `${label}: choose the risk`),
-    h("p", { class: "hint" }, help, known !== null ? h("strong", {}, ` You know this token's value is ${known}.`) : null),
+    h("legend", {}, t("controls.risk.legend", { action: actionName(type), ns: nightShift })),
+    h("p", { class: "hint" }, t(`controls.risk.${type}`), known !== null ? [" ", h("strong", {}, t("controls.risk.known", { value: known }))] : null),
     h("div", { class: "buttons" }, cmds.map((cmd) => {
       const bits = type === "call_for_backup" ? [`${Math.round(Math.min(cmd.risk, 6) / 6 * 100)}%`] : [];
       const hours = hoursOf(view, cmd);
@@ -190,7 +188,7 @@ function blockChooser(cmds, view, ctx, text) {
   return h("div", { class: "block-chooser" },
     h("p", { class: "hint" }, text),
     h("div", { class: "buttons" }, cmds.map((cmd) => button(cmd, view, ctx, { label: place(view, cmd.block) }))),
-    h("button", { type: "button", "data-key": "target-cancel", onclick: () => ctx.setTarget(null) }, "Cancel"));
+    h("button", { type: "button", "data-key": "target-cancel", onclick: () => ctx.setTarget(null) }, t("controls.cancel")));
 }
 
 // --- decisions ----------------------------------------------------------------------------------
@@ -200,42 +198,37 @@ export function decisionBody(view, legal, ctx) {
   const decision = view.you.decision;
   const me = mySeat(view);
   const kind = decision.kind;
-  const title = DECISIONS[kind] || `Decide: ${kind}`;
+  const title = decisionWords(kind);
   const parts = [h("h2", { id: "decision-title" }, title)];
   if (kind === "slot") {
-    parts.push(h("p", {}, `${who(decision.target, me, view.players)}'s cards were shuffled face down. Pick one; `,
-      "each card's commitment is shown, and the card you get is checked against it."));
+    parts.push(h("p", {}, tx("controls.slot.intro", { name: whoEl(decision.target, me, view.players) })));
     parts.push(h("div", { class: "slots" }, legal.map((cmd) => {
       const digest = (decision.commitments || [])[cmd.slot - 1] || "";
       // the button's name is the words it shows; the commitment is printed under it
       return h("div", { class: "slot-wrap" }, h("button", {
         type: "button", class: "cmd slot-card", "data-cmd": commandKey(cmd), "data-key": `cmd-${commandKey(cmd)}`,
         disabled: ctx.busy, onclick: () => ctx.send(cmd),
-      }, h("span", { class: "slot-back", "aria-hidden": "true" }, "?"), h("span", {}, `Card ${cmd.slot}`)),
-      h("small", { class: "commitment", title: digest }, digest ? `commitment ${digest.slice(0, 10)}…` : ""));
+      }, h("span", { class: "slot-back", "aria-hidden": "true" }, "?"), h("span", {}, t("controls.slot.card", { n: cmd.slot }))),
+      h("small", { class: "commitment", title: digest }, digest ? t("controls.slot.commitment", { digest: digest.slice(0, 10) }) : ""));
     })));
   } else if (kind === "accusation") {
     parts.push(accusation(view, legal, ctx));
   } else if (kind === "trait") {
-    parts.push(h("p", {}, "You privately learn the murderer's trait for the evidence you choose."));
+    parts.push(h("p", {}, t("controls.trait.intro")));
     parts.push(h("div", { class: "buttons column" }, legal.map((cmd) => button(cmd, view, ctx))));
   } else if (kind === "discard" || kind === "pool") {
     if (kind === "discard") {
-      parts.push(h("p", {}, decision.reason === "expiry"
-        ? "An event expired: every officer discards a Force card."
-        : "Your hand is over its limit: discard a card (it may be the new one)."));
+      parts.push(h("p", {}, t("controls.discard.intro", { expiry: decision.reason === "expiry" })));
     } else {
-      parts.push(h("p", {}, "Take one card from the pool; the officers after you in time order take theirs next."));
+      parts.push(h("p", {}, t("controls.pool.intro")));
     }
     parts.push(h("div", { class: "buttons column" }, legal.map((cmd) =>
       h("div", {}, button(cmd, view, ctx), h("small", {}, ` ${forceEffect(cmd.card, isCoop(view))}`)))));
   } else if (kind === "rest") {
-    parts.push(h("p", {}, isCoop(view)
-      ? "Your tracker is in the end zone. Ending now stops your game; the team accuses once every officer has ended."
-      : "Your tracker is in the end zone. Ending now locks your time in; a lower tracker wins ties."));
+    parts.push(h("p", {}, t("controls.rest.intro", { team: isCoop(view) })));
     parts.push(h("div", { class: "buttons" }, legal.map((cmd) => button(cmd, view, ctx, { cls: cmd.rest ? "" : "primary" }))));
   } else {
-    if (kind === "suspect_gain") parts.push(h("p", {}, "Every card you hold or have seen is innocent."));
+    if (kind === "suspect_gain") parts.push(h("p", {}, t("controls.suspect_gain.intro")));
     parts.push(h("div", { class: "buttons column" }, legal.map((cmd) => button(cmd, view, ctx))));
   }
   return parts;
@@ -246,37 +239,38 @@ function accusation(view, legal, ctx) {
   const coop = isCoop(view);
   const chosen = ctx.choice;
   const traits = (view.you && view.you.traits) || {};
-  const subject = coop ? "The team knows" : "You know";
-  const known = Object.keys(traits).length
-    ? `${subject}: ${Object.entries(traits).map(([e, v]) => `${e} ${v}`).join(", ")}.`
-    : `${subject} none of the murderer's traits.`;
-  const list = h("div", { class: "suspect-grid", role: "group", "aria-label": "Suspects, possible murderers first" },
+  const known = t("controls.accuse.known", {
+    team: coop, count: Object.keys(traits).length,
+    traits: Object.entries(traits).map(([e, v]) => t("controls.accuse.trait", { evidence: e, value: traitName(v) })).join(", "),
+  });
+  const list = h("div", { class: "suspect-grid", role: "group", "aria-label": t("controls.accuse.suspects") },
     ordered.map((cmd) => {
       const note = accuseNote(view, cmd.suspect);
+      const possible = accuseState(view, cmd.suspect).state === "possible";
       const team = coop ? choosers(view, cmd.suspect) : [];
       const selected = chosen && chosen.suspect === cmd.suspect;
       return h("button", {
         type: "button",
         "aria-pressed": selected ? "true" : "false",
-        class: `suspect-choice ${note === "possible" ? "possible" : "unlikely"}${selected ? " selected" : ""}`,
+        class: `suspect-choice ${possible ? "possible" : "unlikely"}${selected ? " selected" : ""}`,
         "data-suspect": cmd.suspect,
         "data-key": `accuse-${cmd.suspect}`,
         disabled: ctx.busy,
         onclick: () => ctx.setChoice(cmd),
       }, h("strong", {}, `${cmd.suspect} ${suspectName(cmd.suspect)}`),
-      h("small", {}, EVIDENCE_ORDER.map((e) => suspectTrait(cmd.suspect, e)).join(" · ")),
+      h("small", {}, EVIDENCE_ORDER.map((e) => traitName(suspectTrait(cmd.suspect, e))).join(" · ")),
       h("span", { class: "note" }, note),
       team.length ? h("span", { class: "note team-note", "data-team-choice": "" }, team.join(", ")) : null);
     }));
   return h("div", {},
     coop ? [jointAccusationIntro(view), h("p", {}, known)]
-      : h("p", {}, "Name the murderer. Everyone accuses in secret; the accusations are revealed together. ", known),
+      : h("p", {}, t("controls.accuse.intro"), " ", known),
     list,
     h("div", { class: "buttons sticky-actions" },
       h("button", {
         type: "button", class: "cmd primary", "data-cmd": chosen ? commandKey(chosen) : "accuse", "data-key": "accuse-confirm",
         disabled: ctx.busy || !chosen, onclick: () => chosen && ctx.send(chosen),
       }, chosen
-        ? `${coop ? "Submit" : "Accuse"} ${chosen.suspect} ${suspectName(chosen.suspect)}${coop ? " as your choice for the team" : ""}`
-        : "Choose a suspect first")));
+        ? t("controls.accuse.confirm", { team: coop, gender: suspectGender(chosen.suspect), id: chosen.suspect, name: suspectName(chosen.suspect) })
+        : t("controls.accuse.choose_first"))));
 }

@@ -6,9 +6,10 @@
 // `evidence[i].trait`, `you.team`; docs of issue 16); outside co-op they are empty and nothing
 // here is drawn. A spectator sees the public part only: `you.team` is never sent to one.
 
-import { EVIDENCE_ORDER, capitalize, forceName, roleActions, roleName, suspectName } from "./data.js";
-import { blockName, knownFaceDown, mySeat, who } from "./describe.js";
+import { EVIDENCE_ORDER, evidenceName, forceName, roleActions, roleName, suspectName, traitName } from "./data.js";
+import { blockName, knownFaceDown, mySeat, who, whoEl } from "./describe.js";
 import { h } from "./dom.js";
+import { bdi, t, tx } from "./i18n.js";
 
 export function isCoop(view) {
   return Boolean(view && view.mode === "cooperative" && view.coop);
@@ -23,18 +24,11 @@ export function isLead(view, seat) {
   return isCoop(view) && view.coop.lead === seat;
 }
 
-// "Ann · Detective, lead": a seat with its role, for lists of the team.
+// "Ann · Detective, lead": a seat with its role, for lists of the team (a span: the name in a
+// <bdi>).
 export function officerWords(view, seat, me = mySeat(view)) {
   const p = (view.players || [])[seat] || {};
-  const bits = [p.role ? roleName(p.role) : null, isLead(view, seat) ? "lead" : null].filter(Boolean);
-  return `${who(seat, me, view.players)}${bits.length ? ` · ${bits.join(", ")}` : ""}`;
-}
-
-// "You are the lead (the Detective)", "The lead is Ann (the Detective)".
-function leadWords(view, lead, me) {
-  const p = (view.players || [])[lead] || {};
-  const role = p.role ? ` (the ${roleName(p.role)})` : "";
-  return lead === me ? `You are the lead${role}` : `The lead is ${who(lead, me, view.players)}${role}`;
+  return h("span", { class: "officer" }, tx("coop.officer", { name: whoEl(seat, me, view.players), role: p.role ? roleName(p.role) : "none", lead: isLead(view, seat) }));
 }
 
 // --- the mats -----------------------------------------------------------------------------------
@@ -44,7 +38,7 @@ export function roleChips(view, p) {
   if (!isCoop(view) || !p.role) return null;
   return [
     h("span", { class: `pill role role-${p.role}`, "data-officer-role": p.role }, roleName(p.role)),
-    isLead(view, p.seat) ? h("span", { class: "pill lead", "data-lead": "", title: "The lead's accusation stands if the team's choices differ" }, "lead") : null,
+    isLead(view, p.seat) ? h("span", { class: "pill lead", "data-lead": "", title: t("coop.lead_title") }, t("coop.lead_pill")) : null,
   ];
 }
 
@@ -54,12 +48,12 @@ export function roleRows(view, p) {
   const actions = roleActions(p.role);
   const faceUp = p.face_up || [];
   return [
-    h("dt", {}, "Role"),
+    h("dt", {}, t("coop.role")),
     h("dd", { "data-role-actions": actions.join(", ") }, p.role ? roleName(p.role) : "—",
-      isLead(view, p.seat) ? " (the lead)" : "",
-      h("small", {}, ` — clue actions: ${actions.join(", ") || "none"}`)),
-    h("dt", {}, "Face up"),
-    h("dd", { "data-face-up": faceUp.join(",") }, faceUp.length ? faceUp.map((id) => `${id} ${suspectName(id)}`).join(", ") : "no Suspect cards"),
+      isLead(view, p.seat) ? [" ", t("coop.role_lead")] : "",
+      h("small", {}, " — ", t("coop.clue_actions", { actions: actions.join(", ") || "none" }))),
+    h("dt", {}, t("coop.face_up")),
+    h("dd", { "data-face-up": faceUp.join(",") }, faceUp.length ? faceUp.map((id) => `${id} ${suspectName(id)}`).join(", ") : t("coop.no_face_up")),
   ];
 }
 
@@ -68,14 +62,14 @@ export function roleRows(view, p) {
 export function markerWords(view) {
   if (!isCoop(view)) return "";
   const { marker, cap } = view.coop;
-  return `Out-of-Time Marker on space ${marker}: the hour cap is ${cap}.`;
+  return t("coop.marker", { marker, cap });
 }
 
 // Mobsters out of the game, in words ("1 gray"), or "" for none.
 export function removedWords(view) {
   if (!isCoop(view)) return "";
   const removed = view.coop.removed || {};
-  return ["red", "blue", "gray"].filter((c) => removed[c] > 0).map((c) => `${removed[c]} ${c}`).join(", ");
+  return ["red", "blue", "gray"].filter((c) => removed[c] > 0).map((c) => t("coop.removed_item", { n: removed[c], color: c })).join(", ");
 }
 
 // --- the team panel ---------------------------------------------------------------------------
@@ -90,41 +84,46 @@ export function teamPanel(view, verifier) {
   const removed = removedWords(view);
   const solved = (view.evidence || []).filter((e) => e.trait !== null && e.trait !== undefined)
     .sort((a, b) => EVIDENCE_ORDER.indexOf(a.evidence) - EVIDENCE_ORDER.indexOf(b.evidence));
+  const leader = (players[lead] || {});
   const parts = [
-    h("p", {}, "Cooperative game: the team plays against the clock and makes one joint accusation. ",
+    h("p", {}, t("coop.intro"),
       lead === null || lead === undefined ? null
-        : [h("span", { "data-team-lead": lead }, leadWords(view, lead, me)), ": if the team's choices differ, the lead's stands."]),
+        : [" ", h("span", { "data-team-lead": lead }, tx("coop.lead", {
+          you: lead === me, name: whoEl(lead, me, players), role: leader.role ? roleName(leader.role) : "none",
+        }))]),
     h("dl", { class: "team-facts" },
-      h("dt", {}, "Out-of-Time Marker"),
-      h("dd", { "data-marker": coop.marker, "data-cap": coop.cap }, `space ${coop.marker}; the hour cap is ${coop.cap}`),
-      h("dt", {}, "Out of the game"),
-      h("dd", { "data-removed": removed }, removed ? `mobsters: ${removed} (a gray one is the marker)` : "none"),
-      h("dt", {}, "Force"),
-      h("dd", {}, coop.shared_force ? "the two officers share one hand (limit 2)" : "each officer has a hand")),
-    h("h3", {}, "Suspect cards face up (innocent)"),
+      h("dt", {}, t("coop.facts.marker")),
+      h("dd", { "data-marker": coop.marker, "data-cap": coop.cap }, t("coop.facts.marker_at", { marker: coop.marker, cap: coop.cap })),
+      h("dt", {}, t("coop.facts.out")),
+      h("dd", { "data-removed": removed }, t("coop.facts.removed", { removed: removed || "none" })),
+      h("dt", {}, t("coop.facts.force")),
+      h("dd", {}, t("coop.facts.hands", { shared: Boolean(coop.shared_force) }))),
+    h("h3", {}, t("coop.face_up_title")),
     h("ul", { class: "plain face-up" }, players.map((p) => h("li", { "data-seat": p.seat },
-      `${officerWords(view, p.seat, me)}: `,
-      (p.face_up || []).length ? (p.face_up || []).map((id) => `${id} ${suspectName(id)}`).join(", ") : "none"))),
-    h("h3", {}, "Solved evidence, shown to everyone"),
+      tx("coop.item", {
+        who: officerWords(view, p.seat, me),
+        what: (p.face_up || []).length ? (p.face_up || []).map((id) => `${id} ${suspectName(id)}`).join(", ") : t("coop.none"),
+      })))),
+    h("h3", {}, t("coop.solved_title")),
     solved.length
       ? h("ul", { class: "plain team-traits" }, solved.map((e) => h("li", { "data-trait": e.evidence },
-        `${capitalize(e.evidence)}: `, h("strong", {}, e.trait),
-        e.holder === null || e.holder === undefined ? "" : ` (solved by ${who(e.holder, me, players)})`)))
-      : h("p", { class: "muted" }, "None yet."),
+        tx("panels.trait", { evidence: evidenceName(e.evidence), trait: h("strong", {}, traitName(e.trait)) }),
+        e.holder === null || e.holder === undefined ? "" : [" ", tx("coop.solved_by", { name: whoEl(e.holder, me, players) })])))
+      : h("p", { class: "muted" }, t("coop.none_yet")),
   ];
   if (!mine) {
-    parts.push(h("p", { class: "muted small" }, "Spectating: the team's Force hands, the token values it looked at and its accusations are hidden."));
+    parts.push(h("p", { class: "muted small" }, t("coop.spectating")));
     return h("div", { class: "team", "data-team": "public" }, parts);
   }
-  const tokens = knownFaceDown(view).map((t) =>
-    h("li", { "data-token": t.block.join(",") }, `${blockName(view, t.block)}, ${t.kind}: `,
-      h("strong", {}, t.kind === "search" ? (t.value ? "success" : "failure") : String(t.value))));
-  parts.push(h("h3", {}, "Face-down tokens the team knows"),
-    tokens.length ? h("ul", { class: "plain team-tokens" }, tokens) : h("p", { class: "muted" }, "None yet."));
-  parts.push(h("h3", {}, coop.shared_force ? "The shared Force hand" : "The team's Force hands"), forceHands(view, mine, me));
+  const tokens = knownFaceDown(view).map((tk) =>
+    h("li", { "data-token": tk.block.join(",") },
+      tx("panels.token", { block: blockName(view, tk.block), kind: tk.kind, value: h("strong", {}, tk.kind === "search" ? t("panels.token.search", { success: Boolean(tk.value) }) : String(tk.value)) })));
+  parts.push(h("h3", {}, t("coop.tokens_title")),
+    tokens.length ? h("ul", { class: "plain team-tokens" }, tokens) : h("p", { class: "muted" }, t("coop.none_yet")));
+  parts.push(h("h3", {}, t("coop.force_title", { shared: Boolean(coop.shared_force) })), forceHands(view, mine, me));
   const accusations = mine.accusations || [];
   if (view.status === "accusing" || accusations.some((a) => a)) {
-    parts.push(h("h3", {}, "The team's accusations"), teamChoices(view));
+    parts.push(h("h3", {}, t("coop.accusations_title")), teamChoices(view));
   }
   return h("div", { class: "team", "data-team": "seat" }, parts);
 }
@@ -133,12 +132,12 @@ function forceHands(view, mine, me) {
   const hands = mine.force || [];
   if (view.coop.shared_force) {
     const hand = view.you.force || hands[0] || [];
-    return h("p", { class: "shared-force", "data-force": hand.join(",") }, hand.length ? hand.map(forceName).join(", ") : "No Force cards.");
+    return h("p", { class: "shared-force", "data-force": hand.join(",") }, hand.length ? hand.map(forceName).join(", ") : t("panels.case.no_force"));
   }
   return h("ul", { class: "plain team-force" }, (view.players || []).map((p) => {
     const hand = hands[p.seat] || [];
     return h("li", { "data-seat": p.seat, "data-force": hand.join(",") },
-      `${who(p.seat, me, view.players)}: `, hand.length ? hand.map(forceName).join(", ") : "none");
+      tx("coop.item", { who: whoEl(p.seat, me, view.players), what: hand.length ? hand.map(forceName).join(", ") : t("coop.none") }));
   }));
 }
 
@@ -152,8 +151,10 @@ export function teamChoices(view) {
   return h("ul", { class: "plain team-choices" }, (view.players || []).map((p) => {
     const choice = accusations[p.seat] || null;
     return h("li", { "data-seat": p.seat, "data-choice": choice || "" },
-      `${officerWords(view, p.seat, me)}: `,
-      choice ? h("strong", {}, `${choice} ${suspectName(choice)}`) : h("span", { class: "muted" }, "not chosen yet"));
+      tx("coop.item", {
+        who: officerWords(view, p.seat, me),
+        what: choice ? h("strong", {}, `${choice} ${suspectName(choice)}`) : h("span", { class: "muted" }, t("coop.not_chosen")),
+      }));
   }));
 }
 
@@ -164,19 +165,16 @@ export function leadRule(view) {
   const lead = view.coop.lead;
   const me = mySeat(view);
   const p = (view.players || [])[lead] || {};
-  const name = lead === me ? "you" : (p.name || `P${lead + 1}`);
-  const why = p.role === "detective" ? "the Detective" : "the first person in role order, since a bot plays the Detective";
-  return lead === me
-    ? `If the choices differ, yours stands: you are the lead (${why}).`
-    : `If the choices differ, ${name}'s stands: ${name} is the lead (${why}).`;
+  return tx("coop.lead_rule", {
+    you: lead === me, name: bdi(p.name || `P${lead + 1}`), why: p.role === "detective" ? "detective" : "order",
+  });
 }
 
 // The words above the suspects in the accusation dialog of a co-op game.
 export function jointAccusationIntro(view) {
   return [
-    h("p", { class: "lead-rule" }, "The team makes one joint accusation: each officer submits a choice. ", leadRule(view),
-      " The team wins only if it names the murderer."),
-    h("h3", {}, "Your team's choices so far"),
+    h("p", { class: "lead-rule" }, t("coop.joint"), " ", leadRule(view), " ", t("coop.joint_win")),
+    h("h3", {}, t("coop.choices_title")),
     teamChoices(view),
   ];
 }
@@ -186,7 +184,7 @@ export function choosers(view, suspect) {
   const me = mySeat(view);
   const accusations = (team(view) || {}).accusations || [];
   return accusations.map((a, seat) => (a === suspect && seat !== me ? seat : null)).filter((s) => s !== null)
-    .map((seat) => `${who(seat, me, view.players)}'s choice${isLead(view, seat) ? " (the lead)" : ""}`);
+    .map((seat) => t("coop.chooser", { name: who(seat, me, view.players), lead: isLead(view, seat) }));
 }
 
 // --- the end of a co-op game ------------------------------------------------------------------
@@ -200,13 +198,11 @@ export function teamResult(view) {
   const choices = r.accusations || [];
   const differ = new Set(choices.filter(Boolean)).size > 1;
   return [
-    h("p", { class: "team-accusation", "data-team-accusation": joint || "" }, "The team accused ",
-      h("strong", {}, joint ? `${joint} ${suspectName(joint)}` : "nobody"),
-      differ ? ` (the choices differed: the lead's stood)` : "", "."),
+    h("p", { class: "team-accusation", "data-team-accusation": joint || "" }, tx("coop.result.accused", {
+      joint: joint ? "named" : "none", suspect: h("strong", {}, joint ? `${joint} ${suspectName(joint)}` : ""), differ,
+    })),
     h("ul", { class: "plain accusations" }, choices.map((accused, seat) => h("li", { "data-seat": seat },
-      `${officerWords(view, seat, me)} chose `, accused ? `${accused} ${suspectName(accused)}` : "nobody"))),
-    h("p", { class: `winners team-${won ? "won" : "lost"}`, "data-team-result": won ? "won" : "lost" }, won
-      ? "The team named the murderer: the team wins!"
-      : "The team did not name the murderer: the team loses."),
+      tx("coop.result.chose", { officer: officerWords(view, seat, me), chose: accused ? "named" : "none", suspect: accused ? `${accused} ${suspectName(accused)}` : "" })))),
+    h("p", { class: `winners team-${won ? "won" : "lost"}`, "data-team-result": won ? "won" : "lost" }, t(won ? "coop.result.won" : "coop.result.lost")),
   ];
 }

@@ -1,23 +1,36 @@
 // Readable words for views and commands (SPEC.md §5.4, §6.1), after the terminal client's
-// tui/describe.py: one line per command of `you.legal`, what a block holds, what the page asks.
+// describe.py: one line per command of `you.legal`, what a block holds, what the page asks, in
+// the page's language (table.json "describe.*"; names as the log catalogue says them).
 
 import {
-  ACTIONS, DECISIONS, candidates, capitalize, eventName, forceName, suspectName, suspectTrait,
+  actionName, candidates, decisionWords, eventName, evidenceName, forceName, suspectGender, suspectName, suspectTrait,
+  traitName,
 } from "./data.js";
+import { andList, bdi, t } from "./i18n.js";
 import { seatName } from "/sdk/logtext.js";
 
-// A seat in a sentence: "You" for the viewer's own, else the player's display name.
+// A seat in a sentence: "You" for the viewer's own, else the player's display name (isolated
+// when it has right-to-left letters: the SDK's seatName): a string, for attributes and live
+// regions.
 export function who(seat, me, players = null) {
-  if (seat === null || seat === undefined) return "nobody";
-  return seat === me ? "You" : players ? seatName(players, seat) : `P${seat + 1}`;
+  if (seat === null || seat === undefined) return t("describe.nobody");
+  if (seat === me) return t("describe.you");
+  return players ? seatName(players, seat) : `P${seat + 1}`;
+}
+
+// The same as a node for the page's text: a player's name in a <bdi>.
+export function whoEl(seat, me, players = null) {
+  if (seat === null || seat === undefined || seat === me || !players) return who(seat, me, players);
+  return bdi(seatName(players, seat));
 }
 
 // A block's name as the board shows it ("Chinatown Gate", "Police HQ"); before the city is
 // dealt (no names yet), its column and row in words.
 export function blockName(view, block) {
   if (!Array.isArray(block)) return "";
-  const name = blockOf(view, block).name;
-  return name ? String(name) : `column ${block[0]}, row ${block[1]}`;
+  const b = blockOf(view, block);
+  if (b.hq) return t("board.hq");
+  return b.name ? String(b.name) : t("describe.block_at", { col: block[0], row: block[1] });
 }
 
 export function blockOf(view, block) {
@@ -48,28 +61,37 @@ export function hoursOf(view, cmd) {
   return i >= 0 && Number.isInteger(hours[i]) ? hours[i] : null;
 }
 
-// " (2 h)" from the server's hours, or "" when it sends none.
-export function costWords(view, cmd) {
+// The server's hours for `cmd` as a message's argument: the number, or "none" when it sends
+// none (the messages say "{hours, select, none {} other { ({hours} h)}}").
+export function hoursArg(view, cmd) {
   const hours = hoursOf(view, cmd);
-  return hours === null ? "" : ` (${hours} h)`;
+  return hours === null ? "none" : hours;
 }
 
-export function clueWords(clue) {
+// A Search or Stakeout token in words; `down`: said to be face down when its value is unknown.
+export function clueWords(clue, down = false) {
   if (!clue) return "";
   const { kind, value } = clue;
+  const unknown = value === null || value === undefined;
   if (kind === "search") {
-    return "Search token" + (value === null || value === undefined ? "" : value ? " (success)" : " (failure)");
+    return t("describe.clue.search", { result: unknown ? (down ? "down" : "unknown") : value ? "success" : "failure" });
   }
-  return "Stakeout token" + (value === null || value === undefined ? "" : ` (value ${value})`);
+  return t("describe.clue.stakeout", { result: unknown ? (down ? "down" : "unknown") : "value", value: unknown ? "" : value });
 }
 
+// A mobster of `colour` in words ("red mobster").
+export function mobsterWords(colour) {
+  return t("describe.mobster", { color: String(colour) });
+}
+
+// What is on a block, in words: its mobster, token, event tokens, HQ.
 export function whatIsOn(view, block) {
   const b = blockOf(view, block);
   const parts = [];
-  if (b.mobster) parts.push(`${b.mobster} mobster`);
+  if (b.mobster) parts.push(mobsterWords(b.mobster));
   if (b.clue) parts.push(clueWords(b.clue));
-  if (b.events && b.events.length) parts.push(`event token${b.events.length > 1 ? "s" : ""} of slot ${b.events.join(" and ")}`);
-  if (b.hq) parts.push("HQ");
+  if (b.events && b.events.length) parts.push(t("describe.event_tokens", { n: b.events.length, slots: andList(b.events) }));
+  if (b.hq) parts.push(t("describe.hq"));
   return parts.join(", ");
 }
 
@@ -100,12 +122,12 @@ export function faceUpBy(view, suspect) {
 }
 
 function ns(cmd) {
-  return cmd.night_shift ? " (Night Shift)" : "";
+  return Boolean(cmd.night_shift);
 }
 
 function knownToken(view, block) {
-  for (const t of (view.you && view.you.known_tokens) || []) {
-    if (t.block[0] === block[0] && t.block[1] === block[1]) return t.value;
+  for (const token of (view.you && view.you.known_tokens) || []) {
+    if (token.block[0] === block[0] && token.block[1] === block[1]) return token.value;
   }
   return null;
 }
@@ -113,9 +135,9 @@ function knownToken(view, block) {
 // The face-down tokens the viewer knows that are still face down in the city (a token won or
 // removed since has left the list).
 export function knownFaceDown(view) {
-  return ((view.you && view.you.known_tokens) || []).filter((t) => {
-    const clue = blockOf(view, t.block).clue;
-    return clue && clue.kind === t.kind;
+  return ((view.you && view.you.known_tokens) || []).filter((token) => {
+    const clue = blockOf(view, token.block).clue;
+    return clue && clue.kind === token.kind;
   });
 }
 
@@ -124,100 +146,109 @@ export function knownValueHere(view) {
   return car ? knownToken(view, car) : null;
 }
 
-export function accuseNote(view, suspect) {
+// Why `suspect` is or is not a possible murderer for the viewer: innocent (in hand, seen, face
+// up with a teammate), ruled out by a known trait, or possible; with the words for it.
+export function accuseState(view, suspect) {
   const you = view.you || {};
-  if ((you.suspects || []).includes(suspect)) return "innocent: in your hand";
-  if ((you.seen || []).includes(suspect)) return "innocent: you saw the card";
+  if ((you.suspects || []).includes(suspect)) return { state: "in_hand" };
+  if ((you.seen || []).includes(suspect)) return { state: "seen" };
   const holder = faceUpBy(view, suspect);
-  if (holder !== null) return `innocent: face up with ${who(holder, mySeat(view), view.players)}`;
+  if (holder !== null) return { state: "face_up", holder };
   for (const [evidence, value] of Object.entries(you.traits || {})) {
-    if (suspectTrait(suspect, evidence) !== value) return `ruled out: ${evidence} is ${value}`;
+    if (suspectTrait(suspect, evidence) !== value) return { state: "ruled_out", evidence, value };
   }
-  return "possible";
+  return { state: "possible" };
+}
+
+export function accuseNote(view, suspect) {
+  const note = accuseState(view, suspect);
+  const gender = suspectGender(suspect);
+  switch (note.state) {
+    case "face_up":
+      return t("describe.note.face_up", { name: who(note.holder, mySeat(view), view.players), gender });
+    case "ruled_out":
+      return t("describe.note.ruled_out", { evidence: note.evidence, value: traitName(note.value), gender });
+    default:
+      return t(`describe.note.${note.state}`, { gender });
+  }
 }
 
 export function describe(cmd, view) {
   const kind = String(cmd.type);
   const me = mySeat(view);
   const players = view.players || [];
-  const cost = costWords(view, cmd);
+  const hours = hoursArg(view, cmd);
   if (kind === "drive") {
     const path = cmd.path || [];
-    if (!path.length) return "Drive nowhere";
+    if (!path.length) return t("describe.drive.nowhere");
     const end = path[path.length - 1];
     const there = whatIsOn(view, end);
-    const hours = hoursOf(view, cmd);
-    return `Drive to ${place(view, end)}: ${path.length} block${path.length > 1 ? "s" : ""}` +
-      (hours === null ? "" : `, ${hours} h`) + (there ? ` (${there})` : "");
+    return t("describe.drive", { place: place(view, end), n: path.length, hours, there: there || "none" });
   }
   if (kind === "play_force") {
-    const on = cmd.block ? ` on ${place(view, cmd.block)}` : "";
-    return `Play ${forceName(cmd.card)}${on}`;
+    return t("describe.play_force", { card: forceName(cmd.card), on: cmd.block ? place(view, cmd.block) : "none" });
   }
   const car = myCar(view);
   const here = car ? blockOf(view, car) : {};
-  const the = (colour) => (colour ? `the ${colour} mobster` : "the mobster");
+  const night = ns(cmd);
   switch (kind) {
     case "arrest":
-      return `Arrest ${the(here.mobster)} here${cost}`;
+      return t("describe.arrest", { color: here.mobster || "none", hours });
     case "coffee_break":
-      return `Coffee Break: nothing happens${cost}`;
+      return t("describe.coffee_break", { hours });
     case "call_for_backup":
-      return `Call for Backup, risk ${cmd.risk}${ns(cmd)}${cost}`;
+      return t("describe.call_for_backup", { risk: cmd.risk, ns: night, hours });
     case "catch_informant":
-      return `Catch the Informant${car ? ` of row ${car[1]}` : ""}${ns(cmd)}${cost}`;
+      return t("describe.catch_informant", { row: car ? car[1] : "none", ns: night, hours });
     case "catch_witness":
-      return `Catch the Witness${car ? ` of column ${car[0]}` : ""}${ns(cmd)}${cost}`;
+      return t("describe.catch_witness", { column: car ? car[0] : "none", ns: night, hours });
     case "search_scene":
-      return `Search the Scene${ns(cmd)}${cost}`;
+      return t("describe.search_scene", { ns: night, hours });
     case "stakeout":
-      return `Stakeout, risk ${cmd.risk}${ns(cmd)}${cost}`;
+      return t("describe.stakeout", { risk: cmd.risk, ns: night, hours });
     case "hold_mobster":
-      return `Bring in for Holding, step 1: hold ${the(here.mobster)}${ns(cmd)}${cost}`;
+      return t("describe.hold_mobster", { color: here.mobster || "none", ns: night, hours });
     case "book_mobster": {
       const held = me !== null && players[me] ? players[me].holding : null;
-      return `Bring in for Holding, step 2: book ${the(held)} at Police HQ${ns(cmd)}${cost}`;
+      return t("describe.book_mobster", { color: held || "none", ns: night, hours });
     }
     case "resolve_event": {
       const slots = (view.events && view.events.slots) || [];
       const slot = slots[cmd.slot - 1];
-      const card = slot ? slot.card : "?";
-      return `Resolve the event ${eventName(card)} (slot ${cmd.slot})${ns(cmd)}${cost}`;
+      return t("describe.resolve_event", { name: slot ? eventName(slot.card) : "?", slot: cmd.slot, ns: night, hours });
     }
     case "proceed":
-      return "Proceed (play no more Force cards now)";
+      return t("describe.proceed");
     case "gain_suspect": {
-      if (cmd.look_at === null || cmd.look_at === undefined) return "Draw the top Suspect card";
+      if (cmd.look_at === null || cmd.look_at === undefined) return t("describe.draw_suspect");
       const n = players[cmd.look_at] ? players[cmd.look_at].suspects : null;
-      const held = n === null ? "" : ` (${n === 1 ? "1 card" : `${n} cards`} in hand)`;
-      return `Look at a Suspect card of ${who(cmd.look_at, me, players)}${held}`;
+      return t("describe.look_at", { name: who(cmd.look_at, me, players), held: n === null ? "unknown" : "known", n: n ?? 0 });
     }
     case "interrogate": {
-      if (cmd.target === null || cmd.target === undefined) return "Skip the Interrogate";
+      if (cmd.target === null || cmd.target === undefined) return t("describe.skip_interrogate");
       const n = players[cmd.target] ? players[cmd.target].suspects : null;
-      const held = n === null ? "" : ` (${n === 1 ? "1 Suspect card" : `${n} Suspect cards`} in hand)`;
-      return `Interrogate ${who(cmd.target, me, players)}${held}`;
+      return t("describe.interrogate", { name: who(cmd.target, me, players), held: n === null ? "unknown" : "known", n: n ?? 0 });
     }
     case "pick_slot": {
       const decision = (view.you && view.you.decision) || {};
-      return `Face-down card #${cmd.slot} of ${who(decision.target, me, players)}`;
+      return t("describe.pick_slot", { slot: cmd.slot, name: who(decision.target, me, players) });
     }
     case "discard_force":
-      return `Discard ${forceName(cmd.card)}`;
+      return t("describe.discard_force", { card: forceName(cmd.card) });
     case "take_from_pool":
-      return `Take ${forceName(cmd.card)} from the pool`;
+      return t("describe.take_from_pool", { card: forceName(cmd.card) });
     case "learn_trait":
-      return `Learn the murderer's ${capitalize(cmd.evidence)} trait`;
+      return t("describe.learn_trait", { evidence: String(cmd.evidence), name: evidenceName(cmd.evidence) });
     case "peek_token": {
       const b = blockOf(view, cmd.block);
-      return `Peek at the ${clueWords(b.clue) || "token"} on ${place(view, cmd.block)}`;
+      return t("describe.peek_token", { kind: b.clue ? b.clue.kind : "none", place: place(view, cmd.block) });
     }
     case "rest_case":
-      return cmd.rest ? "Rest your case: end your game now" : "Keep playing";
+      return cmd.rest ? t("describe.rest_case") : t("describe.keep_playing");
     case "accuse":
-      return `Accuse ${cmd.suspect} ${suspectName(cmd.suspect)}: ${accuseNote(view, cmd.suspect)}`;
+      return t("describe.accuse", { id: cmd.suspect, name: suspectName(cmd.suspect), gender: suspectGender(cmd.suspect), note: accuseNote(view, cmd.suspect) });
     default:
-      return (ACTIONS[kind] || capitalize(kind.replaceAll("_", " "))) + cost;
+      return t("describe.other", { action: actionName(kind), hours });
   }
 }
 
@@ -253,29 +284,24 @@ export function accusationOrder(view, legal) {
 export function prompt(view) {
   const you = view.you;
   const status = view.status;
-  if (status === "new") return "Waiting for the game to start";
-  if (status === "over") return "The game is over";
+  if (status === "new") return t("describe.prompt.new");
+  if (status === "over") return t("describe.prompt.over");
   if (!you || typeof you !== "object") {
     const turn = view.turn;
-    if (status === "accusing") return "Accusations are being made";
-    return turn ? `${seatName(view.players, turn.seat)} is playing (${turn.time})` : "Spectating";
+    if (status === "accusing") return t("describe.prompt.accusing");
+    return turn ? t("describe.prompt.playing", { name: seatName(view.players, turn.seat), time: turn.time }) : t("describe.prompt.spectating");
   }
   const me = you.seat;
-  if (you.decision) return DECISIONS[you.decision.kind] || `Decide: ${you.decision.kind}`;
+  if (you.decision) return decisionWords(you.decision.kind);
   const turn = view.turn || {};
   if ((you.legal || []).length && turn.seat === me) {
-    const step = {
-      w1: "drive by clicking a highlighted block, or take an action",
-      w2: "take an action",
-      w3: "your action is done: play a Force card now, or proceed",
-      w4: "before the Mobster Roll: play a Force card now, or proceed",
-    }[turn.phase] || "play a Force card or proceed";
-    return `Your turn (${turn.time}): ${step}`;
+    const step = ["w1", "w2", "w3", "w4"].includes(turn.phase) ? turn.phase : "other";
+    return t(`describe.prompt.turn.${step}`, { time: turn.time });
   }
   const waiting = (view.decisions || []).filter((d) => d.seat !== me);
-  if (waiting.length) return `Waiting for ${who(waiting[0].seat, me, view.players)} to decide (${waiting[0].kind.replaceAll("_", " ")})`;
-  if (status === "accusing") return "Waiting for the other accusations";
-  if (view.turn && view.turn.seat === me) return "Your turn goes on…";
-  if (view.turn) return `Waiting for ${who(view.turn.seat, me, view.players)} to play`;
-  return "Waiting";
+  if (waiting.length) return t("describe.prompt.waiting_decision", { name: who(waiting[0].seat, me, view.players), kind: waiting[0].kind });
+  if (status === "accusing") return t("describe.prompt.waiting_accusations");
+  if (view.turn && view.turn.seat === me) return t("describe.prompt.goes_on");
+  if (view.turn) return t("describe.prompt.waiting_turn", { name: who(view.turn.seat, me, view.players) });
+  return t("describe.prompt.waiting");
 }

@@ -15,6 +15,7 @@ import { Refused } from "./connection.js";
 import { mySeat } from "./describe.js";
 import { errorText, joinTable, replayHash } from "./entry.js";
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 import * as store from "./store.js";
 import { usingWebCrypto, verifyTranscript } from "/sdk/fairness.js";
 import { fullReveal, resultPanel } from "./panels.js";
@@ -53,7 +54,7 @@ export class EndOfGame {
     const page = this.page;
     const record = page.record;
     if (!record) return;
-    this.rematching = "Setting up the rematch…";
+    this.rematching = t("endgame.setting_up");
     page.schedule();
     try {
       const created = await page.lobby.rematch(page.table, record.token);
@@ -61,7 +62,7 @@ export class EndOfGame {
       this.next = created.table;
       await this.joinNext();
     } catch (err) {
-      this.rematching = `The rematch could not be set up: ${errorText(err)}`;
+      this.rematching = t("endgame.cannot_set_up", { reason: errorText(err) });
       page.schedule();
     }
   }
@@ -75,13 +76,13 @@ export class EndOfGame {
       page.navigate(`#/table/${next}`);
       return;
     }
-    this.rematching = "Joining the rematch…";
+    this.rematching = t("endgame.joining");
     page.schedule();
     try {
-      await joinTable(page.lobby, next, (page.record && page.record.name) || store.name() || "Officer");
+      await joinTable(page.lobby, next, (page.record && page.record.name) || store.name() || t("endgame.default_name"));
       page.navigate(`#/table/${next}`);
     } catch (err) {
-      this.rematching = `Could not join the rematch: ${errorText(err)}`;
+      this.rematching = t("endgame.cannot_join", { reason: errorText(err) });
       page.schedule();
     }
   }
@@ -90,29 +91,29 @@ export class EndOfGame {
   replayLink(view) {
     const page = this.page;
     const seat = page.spectate ? null : mySeat(view);
-    return h("a", { href: replayHash(page.table, { seat }), class: "button-link", id: "replay-link" }, "Watch the replay");
+    return h("a", { href: replayHash(page.table, { seat }), class: "button-link", id: "replay-link" }, t("endgame.replay"));
   }
 
   rematchPart(view) {
     const page = this.page;
     if (page.replay) {
-      return h("div", { class: "rematch" }, h("div", { class: "buttons" }, h("a", { href: "#/", class: "button-link", id: "back-to-lobby" }, "Back to the lobby")));
+      return h("div", { class: "rematch" }, h("div", { class: "buttons" }, h("a", { href: "#/", class: "button-link", id: "back-to-lobby" }, t("turn.lobby"))));
     }
     if (page.spectate) {
       return h("div", { class: "rematch" },
-        this.next ? h("p", {}, "The players start a rematch: ", h("a", { href: `#/watch/${this.next}`, id: "watch-rematch" }, "watch it")) : null,
+        this.next ? h("p", {}, t("endgame.rematch_started"), " ", h("a", { href: `#/watch/${this.next}`, id: "watch-rematch" }, t("endgame.watch_it"))) : null,
         h("div", { class: "buttons" }, this.replayLink(view)));
     }
     const buttons = [];
     if (this.next) {
-      buttons.push(h("button", { type: "button", class: "primary", id: "join-rematch", "data-key": "join-rematch", onclick: () => this.joinNext() }, "Join the rematch"));
+      buttons.push(h("button", { type: "button", class: "primary", id: "join-rematch", "data-key": "join-rematch", onclick: () => this.joinNext() }, t("endgame.join")));
     } else if (this.canRematch() && page.record) {
-      buttons.push(h("button", { type: "button", class: "primary", id: "rematch", "data-key": "rematch", onclick: () => this.rematch() }, "Rematch"));
+      buttons.push(h("button", { type: "button", class: "primary", id: "rematch", "data-key": "rematch", onclick: () => this.rematch() }, t("endgame.rematch")));
     }
     buttons.push(this.replayLink(view));
-    buttons.push(h("a", { href: "#/", class: "button-link", id: "back-to-lobby" }, "Back to the lobby"));
+    buttons.push(h("a", { href: "#/", class: "button-link", id: "back-to-lobby" }, t("turn.lobby")));
     return h("div", { class: "rematch" },
-      this.next ? h("p", {}, "A rematch with the same seats and settings is ready.") : null,
+      this.next ? h("p", {}, t("endgame.ready")) : null,
       h("div", { class: "buttons" }, buttons),
       this.rematching ? h("p", { class: "status", role: "status" }, this.rematching) : null);
   }
@@ -135,21 +136,21 @@ export class EndOfGame {
     const parts = [resultPanel(view, this.rematchPart(view))];
     if (this.transcript) parts.push(fullReveal(this.transcript, view.players));
     const v = this.verification;
-    const line = v ? (v.ok ? "✓ The deal was fair: every secret and die roll checked" : `✘ The deal check failed: ${v.problem}`)
-      : this.state === "error" ? "The deal could not be checked." : "Checking the deal…";
-    parts.push(h("section", { class: "verify", "aria-label": "Fairness check", "data-verified": v ? (v.ok ? "ok" : "failed") : "pending" },
+    const line = v ? (v.ok ? t("endgame.fair") : t("endgame.unfair", { problem: v.problem }))
+      : t("endgame.checking", { failed: this.state === "error" });
+    parts.push(h("section", { class: "verify", "aria-label": t("endgame.fairness"), "data-verified": v ? (v.ok ? "ok" : "failed") : "pending" },
       h("details", { class: "verify-details" },
         h("summary", { class: v && !v.ok ? "error" : null, id: "verify-line" }, line),
-        this.state === "loading" ? h("p", {}, "Fetching the transcript…") : null,
+        this.state === "loading" ? h("p", {}, t("endgame.fetching")) : null,
         this.state === "error" ? h("p", { class: "error" }, this.error) : null,
-        v === null && this.transcript ? h("p", {}, `Checking the transcript… ${this.progress || ""}`) : null,
-        v ? h("ul", { class: "plain checks" }, v.checks.map((c) => h("li", {}, h("span", { class: "verified" }, "✓ "), c)),
+        v === null && this.transcript ? h("p", {}, t("endgame.progress", { progress: this.progress || "" })) : null,
+        v ? h("ul", { class: "plain checks" }, checkWords(v).map((c) => h("li", {}, h("span", { class: "verified" }, "✓ "), c)),
           v.ok ? null : h("li", { class: "error" }, `✘ ${v.problem}`)) : null,
-        v && this.seedCheck ? h("p", {}, this.seedCheck) : null,
+        v && this.seedCheck ? h("p", {}, t("endgame.seed", { mine: this.seedCheck === "ok" })) : null,
         this.transcript ? h("p", {},
-          h("a", { href: this.downloadUrl, download: `echoridge-${table}.json`, id: "transcript-link", class: "button-link" }, "Download the verifiable transcript (JSON)"),
-          h("small", {}, ` Check it fully with: echo-ridge verify echoridge-${table}.json`)) : null,
-        h("p", { class: "small muted" }, usingWebCrypto ? "Checked in this page with Web Crypto (SHA-256, HMAC)." : "Checked in this page (this is not a secure context, so a built-in SHA-256 stands in for Web Crypto)."))));
+          h("a", { href: this.downloadUrl, download: `echoridge-${table}.json`, id: "transcript-link", class: "button-link" }, t("endgame.download")),
+          h("small", {}, " ", t("endgame.verify_cli", { file: `echoridge-${table}.json` }))) : null,
+        h("p", { class: "small muted" }, t("endgame.checked_here", { webcrypto: Boolean(usingWebCrypto) })))));
     return parts;
   }
 
@@ -174,7 +175,7 @@ export class EndOfGame {
       } catch (err) {
         if (!(err instanceof Refused && err.code === "table/not_finished") || attempt === 19) {
           this.state = "error";
-          this.error = `The transcript could not be fetched: ${errorText(err)}`;
+          this.error = t("endgame.cannot_fetch", { reason: errorText(err) });
           page.schedule();
           return;
         }
@@ -192,11 +193,16 @@ export class EndOfGame {
     const record = page.record;
     if (record && record.client_seed && Number.isInteger(record.seat)) {
       const mine = (this.transcript.client_seeds || [])[record.seat];
-      this.seedCheck = mine === record.client_seed
-        ? "✓ Your client seed went into the game seed."
-        : "✘ Your client seed is not the one in the transcript!";
+      this.seedCheck = mine === record.client_seed ? "ok" : "other";
     }
     this.verification = report;
     page.schedule();
   }
+}
+
+// The checks the transcript passed, in words (the SDK's codes: verifyTranscript's `steps`).
+function checkWords(verification) {
+  const steps = verification.steps || [];
+  if (steps.length !== verification.checks.length) return verification.checks; // an older SDK
+  return steps.map(({ step, count }) => t("endgame.check", { step, count: count ?? 0 }));
 }

@@ -8,6 +8,7 @@
 
 import { s, h, replace, announce } from "./dom.js";
 import { dieFace } from "./board.js";
+import { bdi, t, tx } from "./i18n.js";
 import { logLine } from "./logpanel.js";
 import { mobsterChip } from "./panels.js";
 
@@ -90,22 +91,22 @@ export function highlightOf(view, records) {
 
 // A die, small, for the panel's words: its pips, its value in its name.
 function dieIcon(value, success) {
-  return s("svg", { class: `die-icon ${success ? "ok" : "bad"}`, viewBox: "0 0 28 28", role: "img", "aria-label": `die ${value}`, "data-die": value },
+  return s("svg", { class: `die-icon ${success ? "ok" : "bad"}`, viewBox: "0 0 28 28", role: "img", "aria-label": t("lastmove.die", { value }), "data-die": value },
     dieFace(value, 1, 1, 26));
 }
 
 function outcome(success) {
-  return h("span", { class: `outcome ${success ? "ok" : "bad"}`, "data-outcome": success ? "success" : "failure" }, success ? "success" : "failure");
+  return h("span", { class: `outcome ${success ? "ok" : "bad"}`, "data-outcome": success ? "success" : "failure" }, t("panels.token.search", { success: Boolean(success) }));
 }
 
 // The pictures before a line's words: the die and the risk, success or failure, a mobster.
 function pictures(e) {
   switch (e.kind) {
     case "backup_called":
-      return [(e.dice || []).map((d) => dieIcon(d, e.success)), h("span", { class: "risk-chip" }, `risk ${e.risk}`), outcome(e.success)];
+      return [(e.dice || []).map((d) => dieIcon(d, e.success)), h("span", { class: "risk-chip" }, t("lastmove.risk", { risk: e.risk })), outcome(e.success)];
     case "stakeout_succeeded":
     case "stakeout_failed":
-      return [h("span", { class: "risk-chip" }, `risk ${e.risk}`), outcome(e.kind === "stakeout_succeeded")];
+      return [h("span", { class: "risk-chip" }, t("lastmove.risk", { risk: e.risk })), outcome(e.kind === "stakeout_succeeded")];
     case "search_token_flipped":
       return outcome(Boolean(e.success));
     case "mobster_arrested":
@@ -123,7 +124,7 @@ export class LastMoves {
     this.page = page;
     this.list = h("div", { class: "moves", id: "last-moves-list" });
     this.el = h("section", { class: "panel lastmove-panel", id: "last-moves", "aria-labelledby": "last-moves-title" },
-      h("h2", { id: "last-moves-title" }, "What just happened"), this.list);
+      h("h2", { id: "last-moves-title" }, t("lastmove.title")), this.list);
     this.turns = [];
     this.highlight = null;
     this.said = null; // the newest records already said
@@ -169,23 +170,25 @@ export class LastMoves {
     const show = Boolean(view.status && view.status !== "new");
     this.el.hidden = !show;
     if (!show) return;
-    const sig = JSON.stringify([Boolean(text), this.turns.map((t) => [t.turn, t.records.map((r) => r.v)]), (view.players || []).map((p) => p.name)]);
+    const sig = JSON.stringify([Boolean(text), this.turns.map((g) => [g.turn, g.records.map((r) => r.v)]), (view.players || []).map((p) => p.name)]);
     if (sig === this.signature) return;
     this.signature = sig;
     if (!text) {
-      replace(this.list, h("p", { class: "muted" }, "Loading…"));
+      replace(this.list, h("p", { class: "muted" }, t("lastmove.loading")));
       return;
     }
     if (!this.turns.length) {
-      replace(this.list, h("p", { class: "muted" }, "Nothing yet: the moves of every officer show here as they are made."));
+      replace(this.list, h("p", { class: "muted" }, t("lastmove.nothing")));
       return;
     }
     const me = session.seat;
     replace(this.list, this.turns.map((group, i) => {
-      const t = group.turn;
-      const title = t ? `Turn ${t.number} (${t.night ? "night" : "day"}): ${t.seat === me ? "you" : nameOf(view, t.seat)}` : "Setting up";
-      return h("div", { class: `move-group${i === 0 ? " newest" : ""}`, "data-turn": t ? t.number : 0, "data-seat": t ? t.seat : null },
-        h("h3", {}, i === 0 ? title : `Before that: ${title}`),
+      const turn = group.turn;
+      const title = turn
+        ? tx("lastmove.turn", { before: i > 0, number: turn.number, night: Boolean(turn.night), you: turn.seat === me, name: nameOf(view, turn.seat) })
+        : t("lastmove.setup", { before: i > 0 });
+      return h("div", { class: `move-group${i === 0 ? " newest" : ""}`, "data-turn": turn ? turn.number : 0, "data-seat": turn ? turn.seat : null },
+        h("h3", {}, title),
         h("ul", { class: "plain move-lines" }, group.records.map(({ e, w, v }) => {
           const words = this.words(text, e, w);
           if (!words) return null;
@@ -195,8 +198,10 @@ export class LastMoves {
   }
 }
 
+// A seat's name for the turn's heading: a text node in a <bdi>, bots marked.
 function nameOf(view, seat) {
   const p = (view.players || [])[seat];
   if (!p) return `P${seat + 1}`;
-  return `${p.name || `P${seat + 1}`}${p.bot ? " (bot)" : ""}`;
+  const name = bdi(p.name || `P${seat + 1}`);
+  return p.bot ? h("span", {}, name, " (bot)") : name;
 }

@@ -5,7 +5,8 @@
 // are said once, by the panel at the board (lastmove.js); lines are text nodes only.
 
 import { h, replace } from "./dom.js";
-import { blockNames, entryText, isHidden, isPrivate, isTeam, loadLogText } from "/sdk/logtext.js";
+import { logText, t } from "./i18n.js";
+import { blockNames, entryText, isHidden, isPrivate, isTeam } from "/sdk/logtext.js";
 
 // One entry in the catalogue's words, as `seat` (null: a spectator) sees it in `view`'s game, with
 // the city's block names for blocks; null for a kind the catalogue does not know.
@@ -21,18 +22,20 @@ export class LogPanel {
     // role="log" (a polite live region) on a scrollable box the keyboard can reach; the
     // lines are a list inside it.
     this.list = h("ol", { class: "log-lines" });
-    this.box = h("div", { class: "log", id: "log", role: "log", "aria-live": "off", tabindex: 0, "aria-label": "Game log" }, this.list);
+    this.box = h("div", { class: "log", id: "log", role: "log", "aria-live": "off", tabindex: 0, "aria-label": t("logpanel.label") }, this.list);
     this.shown = 0; // records of session.log already drawn
     this.players = null; // the players' names the lines were drawn with
     this.el = h("section", { class: "panel log-panel", "aria-labelledby": "log-title" },
-      h("h2", { id: "log-title" }, "Log"), this.box);
-    loadLogText().then((text) => {
-      this.text = text;
-      this.redraw();
-    }, (err) => {
-      this.problem = `The log's wording could not be loaded: ${err.message}`;
+      h("h2", { id: "log-title" }, t("logpanel.title")), this.box);
+    // the log's catalogue in the page's language, loaded with it (i18n.js)
+    this.text = logText();
+    if (this.text) {
+      // drawn once the session has taken up the log it kept (a reload resumes with it)
+      queueMicrotask(() => this.redraw());
+    } else {
+      this.problem = t("logpanel.failed");
       replace(this.list, h("li", { class: "error" }, this.problem));
-    });
+    }
   }
 
   seat() {

@@ -14,7 +14,7 @@ import { EndOfGame } from "./endgame.js";
 import { askResume, joinForm } from "./entry.js";
 import { LastMoves } from "./lastmove.js";
 import { LogPanel } from "./logpanel.js";
-import { loadLogText } from "/sdk/logtext.js";
+import { logText, t } from "./i18n.js";
 import { blocksOf, otherPeople } from "./moderation.js";
 import { seatActions } from "./report.js";
 import { WaitingRoom } from "./room.js";
@@ -23,6 +23,7 @@ import * as tour from "./tour.js";
 import { DrawMethods } from "./tabledraw.js";
 import { buildLayout } from "./tablelayout.js";
 import { TurnMethods } from "./turn.js";
+import { modeSwitch } from "./textmode-switch.js";
 import * as store from "./store.js";
 
 export { inviteLink, joinTable, watchLink } from "./entry.js";
@@ -46,7 +47,7 @@ export class TablePage {
     this.frame = 0;
     this.timers = [];
     this.signatures = new WeakMap(); // element -> what it last showed (see patch)
-    this.logText = null; // the shared catalogue (/logtext.en.json): the log's words, the reasons
+    this.logText = null; // the log's catalogue in the page's language (i18n.js logText): its words, the reasons
     // a phone's screen: the compact board (block names large enough to read), the chat folded
     this.narrow = window.matchMedia("(max-width: 600px)");
     this.onNarrow = () => this.schedule();
@@ -99,14 +100,14 @@ export class TablePage {
     this.lookUpClock();
   }
 
-  // The log catalogue's words (logtext.js), once loaded: the last moves and the page redrawn.
+  // The log catalogue's words (loaded with the page's language by i18n.js): the last moves and
+  // the page drawn with them. (Without it, the log panel says so.)
   loadLogWords() {
-    loadLogText().then((text) => {
-      this.logText = text;
+    this.logText = logText();
+    // once the session has taken up the log it kept (a reload resumes with it)
+    queueMicrotask(() => {
       this.lastMoves.update(false);
       this.schedule();
-    }, () => {
-      // the log panel says so
     });
   }
 
@@ -181,8 +182,7 @@ export class TablePage {
   revealFailed(message) {
     const alarm = this.el.alarm;
     alarm.hidden = false;
-    replace(alarm, h("strong", {}, "REVEAL CHECK FAILED: "), message,
-      ". The server showed a card or token that does not match what it committed to at the start of the game. Do not trust this game.");
+    replace(alarm, h("strong", {}, t("table.reveal_failed", { problem: message })));
     alarm.dataset.failed = "1";
   }
 
@@ -203,6 +203,7 @@ export class TablePage {
 
   buildLayout() {
     const { el, game } = buildLayout(this);
+    if (!this.replay) game.prepend(modeSwitch(this, false)); // the text mode for screen readers
     this.el = el;
     this.game = game;
     this.logPanel.update(true);

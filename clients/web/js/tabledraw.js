@@ -7,15 +7,15 @@ import { renderBoard } from "./board.js";
 import { autoPassToggle } from "./controls.js";
 import { playedByServer, seatControls, seatsPanel, seatsSignature, tick } from "./clocks.js";
 import { isCoop, teamPanel } from "./coop.js";
-import { mySeat, who } from "./describe.js";
+import { mySeat, who, whoEl } from "./describe.js";
 import { h, replace, announce } from "./dom.js";
+import { t, tx } from "./i18n.js";
+import { problemWords } from "./session.js";
 import { watchLink } from "./entry.js";
 import { helpButton } from "./help.js";
 import { actionsSignature } from "./moderation.js";
 import { caseFile, evidence, eventSlots, officers, seatBadge } from "./panels.js";
 import { renderTrack } from "./track.js";
-
-const STATUS_WORDS = { new: "not started", playing: "being played", accusing: "accusations", over: "game over" };
 
 export const DrawMethods = {
   // The decision clock (SPEC.md §6.5): whom the server will answer for, and in how long; shown
@@ -30,7 +30,7 @@ export const DrawMethods = {
       const left = Math.max(0, Math.ceil((d.at - Date.now()) / 1000));
       const me = mySeat(view);
       const names = d.seats.map((seat) => who(seat, me, view.players)).join(", ");
-      text = `${names}: ${left} s left to answer, then the server answers by default`;
+      text = t("tabledraw.decision_clock", { names, left });
     }
     if (this.el.clock.textContent !== text) this.el.clock.textContent = text;
     this.el.clock.hidden = !on;
@@ -62,18 +62,19 @@ export const DrawMethods = {
     g.dataset.version = String(session.version);
     g.dataset.connection = session.status;
     g.dataset.busy = this.busy ? "1" : "0";
-    const title = this.replay ? `Echo Ridge — replay of ${this.table}` : `Echo Ridge — ${this.spectate ? "watching" : "table"} ${this.table}`;
-    document.title = state === "your-turn" || state === "decide" ? `● Your move — ${title}` : title;
+    document.title = t("tabledraw.title", {
+      move: state === "your-turn" || state === "decide", role: this.replay ? "replay" : this.spectate ? "watching" : "table", table: this.table,
+    });
     this.renderTop(view);
     if (session.status === "stopped" && session.problem) {
       this.el.alarm.hidden = false;
-      replace(this.el.alarm, session.problem.message, " ",
+      replace(this.el.alarm, problemWords(session), " ",
         session.problem.code === "close/4009" && this.record
-          ? h("button", { type: "button", onclick: () => this.navigate(`#/table/${this.table}`, true) }, "Take the seat back here")
-          : h("a", { href: "#/" }, "Back to the lobby"));
+          ? h("button", { type: "button", onclick: () => this.navigate(`#/table/${this.table}`, true) }, t("tabledraw.take_back_here"))
+          : h("a", { href: "#/" }, t("turn.lobby")));
     }
     if (!view) {
-      const text = session.status === "reconnecting" ? "Reconnecting…" : "Connecting…";
+      const text = t("tabledraw.connecting", { again: session.status === "reconnecting" });
       if (this.el.prompt.textContent !== text) this.el.prompt.textContent = text;
       return;
     }
@@ -102,7 +103,7 @@ export const DrawMethods = {
       view.you && view.you.known_tokens, view.you && view.you.force, me], () => (coop ? teamPanel(view, session.verifier) : []));
     const presence = session.presence ? session.presence.seats : null;
     this.patch(this.el.officers, [view.players, view.turn, view.status, view.coop, presence], () => officers(view, session.presence));
-    this.patch(this.el.events, [view.events, me, Boolean(this.logText)], () => eventSlots(view, this.logText));
+    this.patch(this.el.events, [view.events, me], () => eventSlots(view));
     this.patch(this.el.evidence, [view.evidence, view.bag, view.suspects, view.force, view.proofs, view.you && view.you.traits, view.coop, checked],
       () => evidence(view, session.verifier));
     this.renderSeats(view, me);
@@ -141,7 +142,7 @@ export const DrawMethods = {
         seatControls(view, session.presence, { busy, send: (cmd) => this.send(cmd) })]));
     const auto = me !== null && view.players && view.players[me] ? view.players[me].auto || null : null;
     if (this.wasAuto !== undefined && auto !== this.wasAuto) {
-      announce(auto ? "The server plays your seat now." : "You play your seat again.");
+      announce(t("tabledraw.auto", { auto: Boolean(auto) }));
     }
     this.wasAuto = auto;
   },
@@ -168,7 +169,7 @@ export const DrawMethods = {
   // "Your turn" once, assertively, when a move becomes this seat's to make.
   announceTurn(state) {
     const mine = state === "your-turn" || state === "decide";
-    if (mine && !this.wasMyMove) this.el.turnAlert.textContent = state === "decide" ? "Your decision" : "Your turn";
+    if (mine && !this.wasMyMove) this.el.turnAlert.textContent = t("tabledraw.your_move", { decide: state === "decide" });
     else if (!mine && this.wasMyMove) this.el.turnAlert.textContent = "";
     this.wasMyMove = mine;
   },
@@ -185,22 +186,20 @@ export const DrawMethods = {
   renderTop(view) {
     const session = this.session;
     const me = view ? mySeat(view) : null;
-    const connection = {
-      live: "connected", connecting: "connecting…", reconnecting: "reconnecting…", stopped: "disconnected",
-    }[session.status];
+    const connection = t("tabledraw.connection", { status: session.status });
     const role = this.spectate
-      ? h("span", { class: "pill" }, "spectating")
+      ? h("span", { class: "pill" }, t("tabledraw.spectating"))
       : me !== null ? seatBadge(me, me, view.players) : this.record ? seatBadge(this.record.seat, this.record.seat) : null;
     const watching = session.presence && Number.isInteger(session.presence.spectators) ? session.presence.spectators : this.spectators;
     const turn = view && view.turn && view.status === "playing" ? view.turn : null;
     this.patch(this.el.top, [me, this.record && this.record.seat, view && view.status, session.status, watching, turn && [turn.number, turn.time, turn.seat], view && view.players], () => [
-      h("h1", { tabindex: -1, "data-key": "page-title" }, `Table ${this.table}`),
+      h("h1", { tabindex: -1, "data-key": "page-title" }, t("tabledraw.heading", { table: this.table })),
       role,
-      view ? h("span", { class: "pill", "data-status": view.status }, STATUS_WORDS[view.status] || view.status) : null,
+      view ? h("span", { class: "pill", "data-status": view.status }, t("tabledraw.status", { status: view.status })) : null,
       h("span", { class: `pill conn ${session.status}`, id: "connection" }, connection),
-      watching !== null && watching !== undefined ? h("span", { class: "pill muted", id: "spectator-count" }, `${watching} watching`) : null,
-      turn ? h("span", { class: `pill time ${turn.time}`, id: "turn-pill" }, `turn ${turn.number}, ${turn.time}: `, who(turn.seat, me, view.players)) : null,
-      h("button", { type: "button", class: "small", "data-key": "copy-watch", onclick: () => this.copy(watchLink(this.table), "Spectator link copied") }, "Copy spectator link"),
+      watching !== null && watching !== undefined ? h("span", { class: "pill muted", id: "spectator-count" }, t("tabledraw.watching", { n: watching })) : null,
+      turn ? h("span", { class: `pill time ${turn.time}`, id: "turn-pill" }, tx("tabledraw.turn", { number: turn.number, time: turn.time, who: whoEl(turn.seat, me, view.players) })) : null,
+      h("button", { type: "button", class: "small", "data-key": "copy-watch", onclick: () => this.copy(watchLink(this.table), t("tabledraw.link_copied")) }, t("tabledraw.copy_link")),
       helpButton("help-open")]);
   },
 };

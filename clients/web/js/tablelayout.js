@@ -8,6 +8,7 @@
 // controls under the top bar (page.replayBar) and names whose case file it shows (page.caseTitle).
 
 import { h, replace } from "./dom.js";
+import { t } from "./i18n.js";
 
 export function buildLayout(page) {
   const el = {
@@ -16,9 +17,9 @@ export function buildLayout(page) {
     room: page.room.el,
     result: page.end.el,
     board: h("div", { class: "board-wrap" }),
-    track: h("div", { class: "track-wrap", "aria-label": "Time track" }),
+    track: h("div", { class: "track-wrap", "aria-label": t("layout.track") }),
     trackCoop: h("p", { class: "legend small", id: "track-coop", hidden: true },
-      h("span", { class: "swatch marker" }), " Out-of-Time Marker (co-op): the spaces from it on are out of time, the hour cap is the space before it, and the end zone runs from 43 to the cap"),
+      h("span", { class: "swatch marker" }), " ", t("layout.legend.marker")),
     prompt: h("p", { class: "prompt", id: "prompt", role: "status", "aria-live": "polite", tabindex: -1 }),
     turnAlert: h("div", { class: "visually-hidden", id: "turn-alert", "aria-live": "assertive", "aria-atomic": "true" }),
     controls: h("div", { class: "controls", id: "controls" }),
@@ -40,27 +41,27 @@ export function buildLayout(page) {
     e.top, e.alarm, page.replayBar || null, e.room, e.result,
     h("div", { class: "layout" },
       h("div", { class: "col-board" },
-        h("section", { class: "panel board-panel", "aria-label": "The city" }, e.board),
+        h("section", { class: "panel board-panel", "aria-label": t("layout.city") }, e.board),
         page.lastMoves.el,
-        h("section", { class: "panel track-panel" }, h("h2", {}, "Time track"), e.track,
+        h("section", { class: "panel track-panel" }, h("h2", {}, t("layout.track")), e.track,
           h("p", { class: "legend small" },
-            h("span", { class: "swatch day" }), " day ", h("span", { class: "swatch night" }), " night ",
-            h("span", { class: "swatch line" }), " event line (faded once crossed) ",
-            h("span", { class: "swatch end" }), " end zone 43–48 · the top of a stack plays first"),
+            h("span", { class: "swatch day" }), ` ${t("layout.legend.day")} `, h("span", { class: "swatch night" }), ` ${t("layout.legend.night")} `,
+            h("span", { class: "swatch line" }), ` ${t("layout.legend.line")} `,
+            h("span", { class: "swatch end" }), ` ${t("layout.legend.end")}`),
           e.trackCoop),
-        h("section", { class: "panel officers-panel" }, h("h2", {}, "Officers"), e.officers)),
+        h("section", { class: "panel officers-panel" }, h("h2", {}, t("layout.officers")), e.officers)),
       h("div", { class: "col-side" },
         h("section", { class: "panel action-panel", "aria-labelledby": "prompt" }, e.prompt, e.clock, e.notice, e.controls, e.seatControls),
         page.logPanel.el,
-        h("section", { class: "panel seats-panel", "aria-labelledby": "seats-title" }, h("h2", { id: "seats-title" }, "Players and clocks"), e.seats),
-        page.spectate ? null : h("section", { class: "panel case-panel" }, h("h2", {}, page.caseTitle || "Your case file"), e.caseFile),
-        h("section", { class: "panel team-panel", "aria-labelledby": "team-title", hidden: true }, h("h2", { id: "team-title" }, "The team"), e.team),
-        h("section", { class: "panel events-panel" }, h("h2", {}, "Event slots"), e.events),
-        h("section", { class: "panel evidence-panel" }, h("h2", {}, "Evidence"), e.evidence),
+        h("section", { class: "panel seats-panel", "aria-labelledby": "seats-title" }, h("h2", { id: "seats-title" }, t("layout.seats")), e.seats),
+        page.spectate ? null : h("section", { class: "panel case-panel" }, h("h2", {}, page.caseTitle || t("layout.case_file")), e.caseFile),
+        h("section", { class: "panel team-panel", "aria-labelledby": "team-title", hidden: true }, h("h2", { id: "team-title" }, t("layout.team")), e.team),
+        h("section", { class: "panel events-panel" }, h("h2", {}, t("layout.events")), e.events),
+        h("section", { class: "panel evidence-panel" }, h("h2", {}, t("layout.evidence")), e.evidence),
         e.chatHome)),
-    h("p", { class: "legend small" }, "Mobsters: ", h("span", { class: "mob-chip mobster-red" }, "R"), " red (striped) ",
-      h("span", { class: "mob-chip mobster-blue" }, "B"), " blue (dotted) ",
-      h("span", { class: "mob-chip mobster-gray" }, "G"), " gray (grid) · tokens: S Search, K Stakeout (? face down), I1–I5 the Informant of a row, W1–W5 the Witness of a column, ◆ event token of slot n, P1–P4 cars"),
+    h("p", { class: "legend small" }, t("layout.legend.mobsters"), " ", h("span", { class: "mob-chip mobster-red" }, "R"), ` ${t("layout.legend.red")} `,
+      h("span", { class: "mob-chip mobster-blue" }, "B"), ` ${t("layout.legend.blue")} `,
+      h("span", { class: "mob-chip mobster-gray" }, "G"), " ", t("layout.legend.gray"), " · ", t("layout.legend.tokens")),
     e.dialog, e.turnAlert);
   e.dialog.addEventListener("close", () => page.schedule());
   game.addEventListener("focusin", (event) => {

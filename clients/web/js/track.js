@@ -8,6 +8,7 @@ import { s } from "./dom.js";
 import { EVENT_LINES, HOURS, isNight } from "./data.js";
 import { seatName } from "/sdk/logtext.js";
 import { isCoop, markerWords } from "./coop.js";
+import { t } from "./i18n.js";
 
 const CW = 26;
 const CH = 26;
@@ -52,8 +53,8 @@ export function renderTrack(view, { me = null } = {}) {
       if (space === marker) {
         svg.append(s("g", { class: "marker", "data-marker": space },
           s("rect", { x, y: top + CH + 3, width: CW - 2, height: 14, rx: 2 }),
-          s("text", { x: x + (CW - 2) / 2, y: top + CH + 13, "text-anchor": "middle" }, "OUT"),
-          s("title", {}, `Out-of-Time Marker on ${space}: the hour cap is ${cap}`)));
+          s("text", { x: x + (CW - 2) / 2, y: top + CH + 13, "text-anchor": "middle" }, t("track.out")),
+          s("title", {}, t("track.marker", { space, cap }))));
       }
       if (EVENT_LINES.includes(space)) {
         const lx = x + CW - 1;
@@ -61,17 +62,20 @@ export function renderTrack(view, { me = null } = {}) {
           x1: lx, x2: lx, y1: top - 4, y2: top + CH + 4,
           class: `event-line${crossed.has(space) ? " crossed" : ""}`,
           "data-line": space,
-        }, s("title", {}, `Event Line after ${space}${crossed.has(space) ? " (crossed)" : ""}`)));
+        }, s("title", {}, t("track.line", { space, crossed: crossed.has(space) }))));
       }
     }
   });
   return svg;
 }
 
+// The track in words, for its label: each stack (the top first), the event lines crossed.
 function trackWords(track, players, me) {
   const parts = (track.stacks || []).map((st) => {
-    const names = [...st.seats].reverse().map((seat) => (seat === me ? "you" : seatName(players, seat)));
-    return `space ${st.space}: ${names.join(", ")}${names.length > 1 ? " (top first)" : ""}`;
+    const names = [...st.seats].reverse().map((seat) => (seat === me ? t("track.you") : seatName(players, seat)));
+    return t("track.stack", { space: st.space, names: names.join(", "), n: names.length });
   });
-  return `Time track. ${parts.join("; ")}. Event lines after ${EVENT_LINES.join(", ")}; crossed: ${(track.crossed || []).join(", ") || "none"}.`;
+  return t("track.words", {
+    stacks: parts.join("; ") || "none", lines: EVENT_LINES.join(", "), crossed: (track.crossed || []).join(", ") || "none",
+  });
 }

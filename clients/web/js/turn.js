@@ -2,11 +2,12 @@
 // peek), the controls of `you.legal`, the decision dialog, and sending a command (one at a
 // time; its refusal said in words). Methods of TablePage (table.js), kept here by topic.
 
+import { Refused } from "./connection.js";
 import { turnControls, decisionBody } from "./controls.js";
 import { commandKey, describe, prompt } from "./describe.js";
-import { AUTO_REASONS } from "./clocks.js";
 import { h } from "./dom.js";
 import { errorText } from "./entry.js";
+import { t } from "./i18n.js";
 
 export const TurnMethods = {
   targets(view, state) {
@@ -37,9 +38,9 @@ export const TurnMethods = {
     const legal = you.legal || [];
     let text = prompt(view);
     if (state === "served") text = servedPrompt(view, you.seat);
-    if (state === "stopped") text = "Disconnected";
-    else if (session.status === "reconnecting") text = `Reconnecting… (${text})`;
-    if (this.busy) text = "Sending…";
+    if (state === "stopped") text = t("turn.disconnected");
+    else if (session.status === "reconnecting") text = t("turn.reconnecting", { prompt: text });
+    if (this.busy) text = t("turn.sending");
     if (this.el.prompt.textContent !== text) this.el.prompt.textContent = text;
     const ctx = {
       text: this.logText,
@@ -68,9 +69,9 @@ export const TurnMethods = {
       this.patch(dialog, [state, legal, you.decision, labels, ctx.busy, this.choice, view.you.traits, view.you.team, view.players], () => [
         decisionBody(view, legal, ctx),
         h("div", { class: "buttons dialog-foot" },
-          h("button", { type: "button", class: "small", "data-key": "dialog-hide", onclick: () => dialog.close() }, "Look at the board first"))]);
+          h("button", { type: "button", class: "small", "data-key": "dialog-hide", onclick: () => dialog.close() }, t("turn.dialog_hide")))]);
       this.patch(this.el.controls, [state], () =>
-        h("button", { type: "button", class: "primary", id: "open-decision", "data-key": "open-decision", onclick: () => this.showDialog() }, "Decide…"));
+        h("button", { type: "button", class: "primary", id: "open-decision", "data-key": "open-decision", onclick: () => this.showDialog() }, t("turn.decide")));
       if (!this.autoOpened) {
         this.autoOpened = true;
         this.showDialog();
@@ -87,16 +88,14 @@ export const TurnMethods = {
       const why = [view.you && view.you.unavailable, Boolean(ctx.text), view.turn && view.turn.phase];
       this.patch(controls, [state, legal, labels, ctx.busy, this.target && this.target.card, here, why], () => turnControls(view, legal, ctx));
     } else if (state === "over") {
-      this.patch(controls, [state], () => h("p", {}, "The game is over. ", h("a", { href: "#/" }, "Back to the lobby")));
+      this.patch(controls, [state], () => h("p", {}, t("turn.over"), " ", h("a", { href: "#/" }, t("turn.lobby"))));
     } else if (state === "spectating") {
-      this.patch(controls, [state], () => h("p", { class: "muted" }, "You are watching: the public view, without anyone's secrets."));
+      this.patch(controls, [state], () => h("p", { class: "muted" }, t("turn.spectating")));
     } else if (state === "served") {
       const auto = Boolean(((view.players || [])[you.seat] || {}).auto);
-      this.patch(controls, [state, auto], () => h("p", { class: "muted" }, auto
-        ? "Your moves wait until you take your seat back (the button below)."
-        : "Your moves wait for your next turn."));
+      this.patch(controls, [state, auto], () => h("p", { class: "muted" }, t("turn.served", { auto })));
     } else if (state === "waiting-room") {
-      this.patch(controls, [state], () => h("p", { class: "muted" }, "The game has not started yet."));
+      this.patch(controls, [state], () => h("p", { class: "muted" }, t("turn.not_started")));
     } else {
       this.patch(controls, [state], () => []);
     }
@@ -118,14 +117,15 @@ export const TurnMethods = {
     try {
       const result = await this.session.command(cmd);
       if (result.outcome === "rejected") {
-        if (result.code === "command/stale_version") this.say("Someone moved first: look again and choose.", "warn");
-        else this.say(`Refused: ${result.message || result.code}`, "error");
+        // in words from its code, never the server's English message
+        if (result.code === "command/stale_version") this.say(t("turn.moved_first"), "warn");
+        else this.say(t("turn.refused", { reason: errorText(new Refused(result.code, result.message)) }), "error");
       } else {
         this.choice = null;
         this.decisionId = null; // the next decision opens its dialog by itself
       }
     } catch (err) {
-      this.say(`Could not send: ${errorText(err)}`, "error");
+      this.say(t("turn.cannot_send", { reason: errorText(err) }), "error");
     } finally {
       this.busy = false;
       if (this.el.dialog.open && this.state(this.session.view) !== "decide") this.el.dialog.close();
@@ -135,15 +135,8 @@ export const TurnMethods = {
 };
 
 // The prompt while the server plays this seat (SPEC.md §6.6): why, in words.
-const AUTO_TO_YOU = {
-  away: "you were away too long",
-  strikes: "too many of your turns ran out of time",
-  vote: "the others voted",
-  self: "you asked it to",
-};
-
 function servedPrompt(view, me) {
   const p = (view.players || [])[me] || {};
-  if (p.auto) return `The server plays your seat: ${AUTO_TO_YOU[p.auto] || AUTO_REASONS[p.auto] || p.auto}`;
-  return "Your turn ran out of time: the server plays the rest of it";
+  if (p.auto) return t("turn.served_prompt", { reason: p.auto });
+  return t("turn.timed_out_prompt");
 }
