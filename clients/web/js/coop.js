@@ -108,7 +108,7 @@ export function teamPanel(view, verifier) {
     solved.length
       ? h("ul", { class: "plain team-traits" }, solved.map((e) => h("li", { "data-trait": e.evidence },
         tx("panels.trait", { evidence: evidenceName(e.evidence), trait: h("strong", {}, traitName(e.trait)) }),
-        e.holder === null || e.holder === undefined ? "" : [" ", tx("coop.solved_by", { name: whoEl(e.holder, me, players) })])))
+        e.holder === null || e.holder === undefined ? "" : [" ", tx("coop.solved_by", { you: e.holder === me, name: whoEl(e.holder, me, players) })])))
       : h("p", { class: "muted" }, t("coop.none_yet")),
   ];
   if (!mine) {

@@ -179,7 +179,7 @@ export function eventSlots(view) {
       if (!slot) return h("section", { class: "event-card empty", "data-slot": i + 1 }, h("header", {}, h("span", { class: "slot-no" }, `${i + 1}`), " ", t("panels.event.empty")));
       const said = text && text.events && text.events[slot.card] ? eventWords(text, slot.card) : { name: eventName(slot.card) };
       const tokens = (slot.tokens || []).map((b) => blockName(view, b));
-      const cleared = (slot.removed_by || []).map((s) => whoEl(s, me, view.players));
+      const cleared = (slot.removed_by || []).map((s) => (s === me ? t("panels.event.you") : whoEl(s, me, view.players)));
       return h("section", { class: "event-card", "data-slot": i + 1, "data-card": slot.card },
         h("header", {}, h("span", { class: "slot-no", title: t("panels.event.slot", { n: i + 1 }) }, `${i + 1}`), " ", h("strong", {}, said.name)),
         said.while ? h("p", {}, em("while"), said.while) : null,

@@ -198,7 +198,7 @@ export const DrawMethods = {
       view ? h("span", { class: "pill", "data-status": view.status }, t("tabledraw.status", { status: view.status })) : null,
       h("span", { class: `pill conn ${session.status}`, id: "connection" }, connection),
       watching !== null && watching !== undefined ? h("span", { class: "pill muted", id: "spectator-count" }, t("tabledraw.watching", { n: watching })) : null,
-      turn ? h("span", { class: `pill time ${turn.time}`, id: "turn-pill" }, tx("tabledraw.turn", { number: turn.number, time: turn.time, who: whoEl(turn.seat, me, view.players) })) : null,
+      turn ? h("span", { class: `pill time ${turn.time}`, id: "turn-pill" }, tx("tabledraw.turn", { number: turn.number, time: turn.time, you: turn.seat === me, who: turn.seat === me ? "" : whoEl(turn.seat, me, view.players) })) : null,
       h("button", { type: "button", class: "small", "data-key": "copy-watch", onclick: () => this.copy(watchLink(this.table), t("tabledraw.link_copied")) }, t("tabledraw.copy_link")),
       helpButton("help-open")]);
   },
