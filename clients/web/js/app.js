@@ -14,6 +14,7 @@ import { LeaderboardPage, PlayerPage } from "./players.js";
 import { parsePlayer } from "./ratings.js";
 import { ReplayPage, parseReplay } from "./replay.js";
 import { TablePage } from "./table.js";
+import { TextTablePage } from "./textmode.js";
 
 const root = document.getElementById("app");
 const lobby = new Lobby();
@@ -24,7 +25,7 @@ let first = true;
 
 function route() {
   const hash = location.hash || "#/";
-  const match = hash.match(/^#\/(table|watch)\/([A-Za-z0-9_-]{1,64})$/);
+  const match = hash.match(/^#\/(table|watch)\/([A-Za-z0-9_-]{1,64})(\?mode=text)?$/);
   const replay = parseReplay(hash);
   const player = parsePlayer(hash);
   const claim = hash.match(/^#\/claim(?:\/([^?]*))?$/);
@@ -44,8 +45,8 @@ function route() {
     page = new ReplayPage(root, { ...replay, lobby, navigate });
     document.title = t("app.title.replay", { table: replay.table });
   } else if (match) {
-    const [, kind, table] = match;
-    page = new TablePage(root, { table, lobby, spectate: kind === "watch", navigate });
+    const [, kind, table, text] = match; // ?mode=text: the table for screen readers (textmode.js)
+    page = new (text ? TextTablePage : TablePage)(root, { table, lobby, spectate: kind === "watch", navigate });
     document.title = t(kind === "watch" ? "app.title.watch" : "app.title.table", { table });
   } else {
     page = new LobbyPage(root, { lobby, navigate });
