@@ -212,6 +212,7 @@ def test_a_whole_game_in_text_mode_and_a_spectator_in_spanish(
     # the informative commands, each answered in words
     assert "To read:" in type_command(page, "h")
     assert "Your car is on" in type_command(page, "w") and "Next to it:" in answer(page)
+    assert type_command(page, "dónde").startswith("Turn ")  # (Spanish words work in English too)
     assert "The end zone is spaces 43 to 48" in type_command(page, "t")
     assert "You, seat P" in type_command(page, "o") and "Rosa, seat P" in answer(page)
     assert "possible murderers" in type_command(page, "s")
@@ -266,6 +267,14 @@ def test_a_whole_game_in_text_mode_and_a_spectator_in_spanish(
     assert any(re.match(r"Turno \d+ \((día|noche)\): Rosa", line) for line in spoken), spoken
     expect(bea.get_by_role("log", name="Lo que pasa")).to_contain_text("La partida ha terminado.")
     assert_accessible(page, "the text mode at the end (English)")
+    # the board view offers the text mode first thing
+    ann.goto(f"/#/table/{table}")
+    switch = page.get_by_role("link", name="Text mode for screen readers")
+    expect(switch).to_have_attribute("href", f"#/table/{table}?mode=text")
+    bea_box = bea.get_by_role("combobox", name="Orden")
+    bea_box.fill("w")
+    bea_box.press("Enter")
+    expect(bea.locator("#text-answer")).to_contain_text("Estás mirando: no tienes coche.")
     frases = bea.evaluate("async () => (await (await fetch('/errors.es.json')).json()).errors")
     assert bea.evaluate(refusal) == f"Rechazado: {frases['rules/not_your_turn']}"
     assert not bea_errors, bea_errors

@@ -62,7 +62,10 @@ export function blockWords(view, block) {
 
 // A block with its neighbours (the `v <block>` answer and `w`).
 export function blockAndNeighbours(view, block) {
-  const next = neighbours(block).map((b) => blockWords(view, b));
+  const next = neighbours(block).map((b) => {
+    const what = contents(view, b);
+    return t("text.block.short", { name: blockName(view, b), what, empty: what ? "no" : "yes" });
+  });
   return [
     t("text.block.at", { block: blockWords(view, block), row: block[1], col: block[0] }),
     t("text.block.next", { blocks: andList(next) }),
