@@ -49,7 +49,24 @@ class ServerProcess:
 
 def start_server(redis_url: str, log: Path, *extra: str) -> ServerProcess:
     extra_port = [extra[i + 1] for i, a in enumerate(extra[:-1]) if a == "--port"]
-    port = int(extra_port[-1]) if extra_port else free_port()  # (a given port: a restart)
+    if extra_port:  # a given port: a restart
+        return _start_server(redis_url, log, int(extra_port[-1]), *extra)
+    # free_port() closes the socket it found free, so another test process may bind that port
+    # before this server does (CI saw "address already in use" once): try another one then.
+    for attempt in range(3):
+        try:
+            return _start_server(redis_url, log, free_port(), *extra)
+        except PortTaken:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+class PortTaken(RuntimeError):
+    """The server could not listen: another process took the port it was given."""
+
+
+def _start_server(redis_url: str, log: Path, port: int, *extra: str) -> ServerProcess:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("REDIS_URL", None)
     with open(log, "wb") as err:
@@ -81,7 +98,10 @@ def start_server(redis_url: str, log: Path, *extra: str) -> ServerProcess:
     deadline = time.monotonic() + 30
     while READY not in log.read_text(errors="replace"):
         if process.poll() is not None:
-            raise RuntimeError(f"server exited: {log.read_text(errors='replace')[-2000:]}")
+            output = log.read_text(errors="replace")
+            if "address already in use" in output and "--port" not in extra:
+                raise PortTaken(output[-2000:])
+            raise RuntimeError(f"server exited: {output[-2000:]}")
         if time.monotonic() > deadline:
             process.kill()
             raise RuntimeError("server did not start")

@@ -157,8 +157,12 @@ def test_how_to_play_opens_with_a_key_and_a_button(web_server: ServerProcess, pe
     page.click("#help-open")
     help = page.locator("dialog#help")
     expect(help).to_be_visible()
-    for words in ("A turn", "Actions", "Call for Backup", "On the board", "docs/rules.md"):
+    for words in ("A turn", "Actions", "Call for Backup", "On the board"):
         expect(help).to_contain_text(words)
+    # the full rules, in the reader's language, published by the server beside the protocol
+    expect(help.get_by_role("link", name="the rules of Echo Ridge")).to_have_attribute(
+        "href", "/protocol/rules.md"
+    )
     assert_accessible(page, "the help dialog")
     page.keyboard.press("Escape")
     expect(help).to_be_hidden()

@@ -211,6 +211,8 @@ def test_a_phone_shows_the_board_then_the_controls_then_the_last_moves(
     )
     assert tops == sorted(tops), tops
     assert tops[0] < 200, tops  # the board is at the top of the page
+    # the switch to the text mode is out of the way but still there for a screen reader
+    expect(page.get_by_role("link", name="Text mode for screen readers")).to_have_count(1)
     # every block's name is drawn at 12 CSS px or more
     sizes = page.evaluate(
         """() => [...document.querySelectorAll('.board .block-name')].map((t) =>
