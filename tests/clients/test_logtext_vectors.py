@@ -54,6 +54,20 @@ def cases() -> tuple[list[list[str]], list[dict[str, Any]]]:
                              for lang in ("en", "es")}  # fmt: skip
                     out.append({"game": game, "city": bool(blocks), "entry": entry,
                                 "seat": seat, "whole": whole, **lines})  # fmt: skip
+    # Words the random games seldom reach: HQ (named "Police HQ" in the view) on a path, and the
+    # murderer's traits (English names on the wire), in the first game's city.
+    names, blocks = seat_names(PLAYERS[:2]), cities[0]
+    hq = blocks.index("Police HQ")
+    at_hq = [hq % 5 + 1, hq // 5 + 1]
+    made = [
+        {"kind": "car_driven", "seat": 1, "path": [[at_hq[0], at_hq[1] - 1], at_hq], "hours": 2},
+        {"kind": "trait_learned", "seat": 0, "evidence": "gang", "trait": "Red Rhinos", "to": [0]},
+        {"kind": "evidence_solved", "seat": 1, "evidence": "weapon", "trait": "Knife"},
+    ]
+    for entry in made:
+        said_as = {"whole": False, "coop": False, "blocks": blocks, "mark": False}
+        lines = {lang: render(entry, names, 0, language=lang, **said_as) for lang in ("en", "es")}
+        out.append({"game": 0, "city": True, "entry": entry, "seat": 0, "whole": False, **lines})
     return cities, out
 
 
@@ -81,6 +95,11 @@ def test_the_cases_cover_the_spanish_plurals_selects_and_isolated_names() -> Non
     assert len(keys) > 50 and len(icu) >= 15, (len(keys), len(icu))
     assert any("\u2068سارا\u2069" in c["es"] for c in golden)
     assert any("\u2068مریم\u2069" in c["en"] for c in golden)
+    # HQ and the traits in Spanish words, never the English names the view and the log carry
+    assert any("Comisaría" in c["es"] for c in golden)
+    assert any("Rinocerontes Rojos" in c["es"] for c in golden)
+    english = ("Police HQ", "Red Rhinos", "Blue Bees", "Fingerprints", "Shoeprints", "Knife")
+    assert not [c["es"] for c in golden if any(word in c["es"] for word in english)]
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@
 // is wrapped in Unicode bidi isolates (isolate) so it keeps its order inside any sentence.
 
 import { formatMessage, messageArguments } from "./i18n.js";
-import { SUSPECTS, suspectName } from "./names.js";
+import { HQ_NAME, SUSPECTS, suspectName } from "./names.js";
 
 export const LOG_TEXT_URL = "/logtext.en.json";
 
@@ -107,6 +107,13 @@ export function eventWords(text, card) {
   return { ...((text.events || {})[card] || { name: String(card) }) };
 }
 
+// A block in words; HQ (named "Police HQ" on the wire, SPEC.md §10.1) in the catalogue's language
+// (words.hq).
+function placeText(text, block, blocks) {
+  const name = blockText(block, blocks);
+  return name === HQ_NAME && Object.hasOwn(text.words || {}, "hq") ? text.words.hq : name;
+}
+
 function fieldText(text, name, value, players, blocks = []) {
   if (value === undefined || value === null) return "";
   if (SEAT_FIELDS.has(name)) return seatName(players, value, word(text, "nobody"));
@@ -114,8 +121,8 @@ function fieldText(text, name, value, players, blocks = []) {
     const names = (Array.isArray(value) ? value : [value]).map((s) => seatName(players, s));
     return names.length ? names.join(", ") : word(text, "nobody");
   }
-  if (name === "block") return blockText(value, blocks);
-  if (name === "path") return (Array.isArray(value) ? value : []).map((b) => blockText(b, blocks)).join(" → ");
+  if (name === "block") return placeText(text, value, blocks);
+  if (name === "path") return (Array.isArray(value) ? value : []).map((b) => placeText(text, b, blocks)).join(" → ");
   const words = (text.values || {})[name];
   if (words) {
     const key = typeof value === "boolean" ? String(value) : value;

@@ -80,6 +80,9 @@ def seat_name(names: Sequence[str], seat: Any, nobody: str = "nobody") -> str:
     return f"P{seat + 1}" if isinstance(seat, int) else str(seat)
 
 
+HQ_NAME = "Police HQ"  # HQ's name in a view's city (SPEC.md §10.1), worded by ``words.hq``
+
+
 def block_names(view: Any) -> list[str]:
     """The city's block names in canonical order (``view["city"]["blocks"][i]["name"]``), to
     word blocks by; empty for a view without a city or before the layout is drawn."""
@@ -159,6 +162,12 @@ class Catalog:
                 return yn
         return kind if kind in self.entries else None
 
+    def place(self, block: Any, blocks: Sequence[str]) -> str:
+        """A block in words; HQ (named ``Police HQ`` on the wire, SPEC.md §10.1) in this
+        language (``words.hq``)."""
+        text = block_text(block, blocks)
+        return self.word("hq") if text == HQ_NAME and self.words and "hq" in self.words else text
+
     def field(
         self, name: str, value: Any, names: Sequence[str], blocks: Sequence[str] = ()
     ) -> str:
@@ -170,10 +179,10 @@ class Catalog:
             seats = value if isinstance(value, list) else [value]
             return ", ".join(seat_name(names, s) for s in seats) or self.word("nobody")
         if name == "block":
-            return block_text(value, blocks)
+            return self.place(value, blocks)
         if name == "path":
             path = value if isinstance(value, list) else []
-            return ARROW.join(block_text(b, blocks) for b in path)
+            return ARROW.join(self.place(b, blocks) for b in path)
         words = self.values.get(name)
         if words is not None:
             key = ("true" if value else "false") if isinstance(value, bool) else value

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from echoridge_client.logtext import block_names, block_text, catalog, seat_name, seat_names
+from echoridge_client.logtext import (
+    HQ_NAME,
+    block_names,
+    block_text,
+    catalog,
+    seat_name,
+    seat_names,
+)
 from echoridge_terminal import coop
 from echoridge_terminal.data import (
     action_name,
@@ -45,8 +52,12 @@ def who(seat: int | None, me: int | None = None, view: View | None = None) -> st
 
 
 def where(view: View, block: Any) -> str:
-    """A block by its name in the city (``(col,row)`` while the city has no names)."""
-    return block_text(block, block_names(view)) if block else "?"
+    """A block by its name in the city (``(col,row)`` while the city has no names); HQ in the
+    reader's language."""
+    if not block:
+        return "?"
+    text = block_text(block, block_names(view))
+    return t("block.hq") if text == HQ_NAME else text
 
 
 def block_of(view: View, block: Any) -> dict[str, Any]:
