@@ -165,6 +165,7 @@ def spanish_moments(person: Person, done: set[str], screenshots: Path) -> None:
         done.add("turn")
         expect(page.locator("#prompt")).to_contain_text("Tu turno (")
         assert_no_english(person, "turn")
+        assert_accessible(page, "a Spanish seat's turn")
         page.screenshot(path=str(screenshots / "es-table-turn.png"), full_page=True)
     elif state == "your-turn" and "risk" not in done and page.locator("fieldset.risk").count():
         done.add("risk")
@@ -179,6 +180,7 @@ def spanish_moments(person: Person, done: set[str], screenshots: Path) -> None:
         expect(page.locator("dialog#decision")).to_be_visible()
         expect(page.locator("#decision-title")).to_have_text(SPANISH[f"data.decision.{kind}"])
         assert_no_english(person, f"decision {kind}")
+        assert_accessible(page, f"a Spanish seat's decision ({kind})")
         page.screenshot(path=str(screenshots / "es-table-decision.png"))
     if "last" not in done and page.locator("#last-moves .move-group h3").count() >= 2:
         done.add("last")

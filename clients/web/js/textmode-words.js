@@ -337,7 +337,7 @@ export function resultWords(view) {
     const winners = r.winners || [];
     const names = winners.map((seat) => (seat === me ? t("text.you") : isolate(seatName(view.players, seat))));
     out.push(t("text.end.winners", { n: winners.length, names: andList(names), you: winners.includes(me) ? "yes" : "no" }));
-    const why = decidedWords(view);
+    const why = winners.length ? decidedWords(view) : null; // (nobody won: the line above says why)
     if (why) out.push(why);
   }
   if (r.murderer) out.push(t("text.end.murderer", { id: r.murderer, name: suspectName(r.murderer) }));
