@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from echoridge_client.errors import Busy, ClientError, Refused
 from echoridge_client.lobby import Lobby
-from echoridge_client.words import UNITS
+from echoridge_client.words import duration_parts
 from echoridge_terminal.context import Context
 from echoridge_terminal.i18n import error_words, isolate, t
 from echoridge_terminal.idstore import Stored
@@ -33,17 +33,7 @@ class Banned(ClientError):
 def duration_words(ms: int) -> str:
     """A duration in its two largest units, rounded up to the second (``3 days 5 hours``,
     ``40 seconds``; ``echoridge_client.words.duration`` in the current language)."""
-    seconds = max(1, -(-ms // 1000))
-    parts: list[str] = []
-    started = False
-    for unit, size in UNITS:
-        n, seconds = divmod(seconds, size)
-        if n or started:
-            if n:
-                parts.append(t(f"time.{unit}", n=n))
-            if started:
-                break
-            started = True
+    parts = [t(f"time.{unit}", n=n) for unit, n in duration_parts(ms)]
     return t("time.two", a=parts[0], b=parts[1]) if len(parts) == 2 else parts[0]
 
 

@@ -51,17 +51,23 @@ export const DrawMethods = {
     return "waiting";
   },
 
+  // The game element's data-* (what the page is at, for styles and tests): its state, the
+  // game's status, the version shown, the connection, whether a command is on its way.
+  markGame(view, state) {
+    const g = this.game;
+    g.dataset.state = state;
+    g.dataset.status = view ? view.status : "";
+    g.dataset.version = String(this.session.version);
+    g.dataset.connection = this.session.status;
+    g.dataset.busy = this.busy ? "1" : "0";
+  },
+
   render() {
     const session = this.session;
     if (!session || !this.el) return;
     const view = session.view;
     const state = this.state(view);
-    const g = this.game;
-    g.dataset.state = state;
-    g.dataset.status = view ? view.status : "";
-    g.dataset.version = String(session.version);
-    g.dataset.connection = session.status;
-    g.dataset.busy = this.busy ? "1" : "0";
+    this.markGame(view, state);
     document.title = t("tabledraw.title", {
       move: state === "your-turn" || state === "decide", role: this.replay ? "replay" : this.spectate ? "watching" : "table", table: this.table,
     });

@@ -127,12 +127,7 @@ export class TextTablePage extends TablePage {
     if (!session || !this.el) return;
     const view = session.view;
     const state = this.state(view);
-    const g = this.game;
-    g.dataset.state = state;
-    g.dataset.status = view ? view.status : "";
-    g.dataset.version = String(session.version);
-    g.dataset.connection = session.status;
-    g.dataset.busy = this.busy ? "1" : "0";
+    this.markGame(view, state);
     const mine = state === "your-turn" || state === "decide";
     document.title = t(mine ? "text.title.move" : "text.title", { table: this.table, watch: this.spectate ? "yes" : "no" });
     this.patch(this.el.status, [session.status, view && view.status], () =>
