@@ -67,6 +67,10 @@ async def test_keys_send_the_seat_controls_and_the_clocks_tick(server: ServerPro
             # (a key pressed while the last command awaits its answer is not sent: the view
             # can show the handover before the answer to play_for_me arrives)
             await until(pilot, lambda: not game.sending, "the answer to play for me")
+            # (b sends take_back only once the view offers it among the seat's controls)
+            await until(
+                pilot, lambda: clocks.control_for(seat, "take_back") is not None, "take back"
+            )
             await pilot.press("b")  # take my seat back
             await until(pilot, lambda: seat.view["players"][0]["auto"] is None, "taken back")
             await until(

@@ -158,6 +158,8 @@ async def test_first_play_makes_an_identity_asks_again_when_taken_and_signs_in_l
         assert stored is not None and (stored.id, stored.handle) == (me.id, fresh)
         assert stored.secret == app.ctx.lobby.secret  # type: ignore[union-attr]
         assert stored.secret not in repr(stored)
+        # (the seat list says "looking..." until the table's first answer)
+        await until(pilot, lambda: fresh in text_of(app.screen, "#seat-list"), "the seats")
         seats = text_of(app.screen, "#seat-list")
         assert fresh in seats and stored.secret not in seats + text_of(app.screen, "#table-info")
     again = EchoRidgeApp(server.url, config_dir=store.directory)
