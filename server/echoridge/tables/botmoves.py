@@ -41,7 +41,7 @@ from echoridge_rules.serial import load, to_plain
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from echoridge.tables.runner import Outcome
+    from echoridge.tables.outcome import Outcome
     from echoridge_rules import ViewCache
     from echoridge_rules.commands import Command
     from echoridge_rules.events import Event

@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from dataclasses import dataclass
 from typing import Any
 
 from echoridge.store import (
@@ -34,6 +33,7 @@ from echoridge.tables.chat import TableChat
 from echoridge.tables.clocknews import ClockNews
 from echoridge.tables.clocks import ClockSettings, Timing, from_meta
 from echoridge.tables.errors import TableError
+from echoridge.tables.outcome import Outcome
 from echoridge.tables.presence import TablePresence
 from echoridge.tables.rematch import TableRematch
 from echoridge.tables.servermoves import ServerMoves
@@ -62,17 +62,6 @@ __all__ = ["SPECTATORS", "MakeWelcome", "Outcome", "Sink", "TableRunner", "viewe
 BAD_COMMAND = "That is not a command of this game."
 MARK_OVER_RETRY = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)  # seconds between tries (~32 s)
 ARCHIVE_BACKSTOP_SECONDS = 3.0  # every node that saw a game end archives and rates it after this
-
-@dataclass(frozen=True)
-class Outcome:
-    """What became of a command: accepted, rejected, duplicate or stale."""
-
-    outcome: str
-    version: int | None = None
-    code: str | None = None
-    message: str | None = None
-
-
 
 
 class TableRunner(Viewers, ServerMoves):

@@ -32,6 +32,7 @@ from echoridge.tables.botmoves import BotMoves, retry_delay
 from echoridge.tables.clocks import Timing, waiting_on
 from echoridge.tables.errors import TableError
 from echoridge.tables.notices import REMINDER_MS, Notice
+from echoridge.tables.outcome import Outcome
 from echoridge.tables.viewers import SPECTATORS, Sink
 from echoridge_protocol import messages as m
 from echoridge_rules import RuleViolation, State, Status, decide
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
 
     from echoridge.tables.clocknews import ClockNews
     from echoridge.tables.presence import TablePresence
-    from echoridge.tables.runner import Outcome
     from echoridge.tables.viewers import Group
     from echoridge_rules import ViewCache
     from echoridge_rules.commands import Command
@@ -281,8 +281,6 @@ class ServerMoves(BotMoves):
     ) -> Outcome:
         """Decide and append a command the server makes (a timeout, a handover, an auto-pass);
         with ``at``, only if the table is still at that version (else nothing: it moved on)."""
-        from echoridge.tables.runner import Outcome
-
         async with self.lock:
             if at is not None and (self.closed or self.version != at):
                 return Outcome("rejected", self.version, "command/stale_version")
