@@ -304,7 +304,7 @@ def main(options: Options) -> int:
         from echoridge.workers import WorkersUnsupported, supervise
 
         try:
-            return supervise(options, options.workers)
+            return supervise(options, options.workers, main_with)
         except WorkersUnsupported as exc:
             print(f"echo-ridge: {exc}", file=sys.stderr)
             return 2

@@ -48,7 +48,11 @@ from echoridge.net.hostcounts import HostCounts
 from echoridge.net.metrics import MULTIPROCESS_ENV
 
 if TYPE_CHECKING:
-    from echoridge.serve import Options
+    from collections.abc import Callable
+
+    from echoridge.serve import OnReady, Options
+
+    Serve = Callable[[Options, OnReady | None], int]  # echoridge.serve.main_with
 
 log = get_logger("echoridge.workers")
 
@@ -95,8 +99,10 @@ class _Worker:
     due: float = 0.0  # when to start it again (after a death)
 
 
-def supervise(options: Options, workers: int) -> int:
-    """Run ``workers`` server processes until SIGTERM or SIGINT; the exit status."""
+def supervise(options: Options, workers: int, serve: Serve) -> int:
+    """Run ``workers`` server processes until SIGTERM or SIGINT; the exit status.  Each worker
+    runs ``serve`` (``echoridge.serve.main_with``, passed in so that this module does not import
+    the one that calls it; a module-level function, as a spawned process needs)."""
     from echoridge.store.embedded import EmbeddedRedis
     from echoridge.store.errors import StoreError
 
@@ -146,7 +152,7 @@ def supervise(options: Options, workers: int) -> int:
         pool = [_Worker(i) for i in range(workers)]
         ready: list[Any] = []
         for w in pool:
-            ready.append(_start(context, w, dataclasses.replace(base, worker=w.index)))
+            ready.append(_start(context, w, dataclasses.replace(base, worker=w.index), serve))
         if not _all_ready(pool, ready):
             print("echo-ridge: a worker did not start (its error is above)", file=sys.stderr)
             return 1
@@ -158,7 +164,7 @@ def supervise(options: Options, workers: int) -> int:
             flush=True,
         )
         while not stopping:
-            _watch(context, pool, base, lambda: stopping, counts)
+            _watch(context, pool, base, lambda: stopping, counts, serve)
         log.info("stopping", workers=workers)
         return 0
     finally:
@@ -198,11 +204,11 @@ def _hold_port(host: str, port: int) -> tuple[socket.socket | None, int]:
     return holder, int(holder.getsockname()[1])
 
 
-def _start(context: Any, w: _Worker, options: Options) -> Any:
+def _start(context: Any, w: _Worker, options: Options, serve: Serve) -> Any:
     """Start worker ``w``; the end of a pipe that says ``ready`` once it listens."""
     receive, send = context.Pipe(duplex=False)
     w.process = context.Process(
-        target=run_worker, args=(options, send), name=f"echo-ridge worker {w.index}"
+        target=run_worker, args=(options, send, serve), name=f"echo-ridge worker {w.index}"
     )
     w.process.start()
     w.started = time.monotonic()
@@ -226,7 +232,12 @@ def _all_ready(pool: list[_Worker], pipes: list[Any]) -> bool:
 
 
 def _watch(
-    context: Any, pool: list[_Worker], base: Options, stopping: Any, counts: HostCounts
+    context: Any,
+    pool: list[_Worker],
+    base: Options,
+    stopping: Any,
+    counts: HostCounts,
+    serve: Serve,
 ) -> None:
     """Wait for a worker to die (or ``POLL``), then start again those that are due.  A dead
     worker's connections are gone: its counts are zeroed at once."""
@@ -253,7 +264,7 @@ def _watch(
             w.process = None
             w.due = now + delay
         if w.process is None and now >= w.due:
-            pipe = _start(context, w, dataclasses.replace(base, worker=w.index))
+            pipe = _start(context, w, dataclasses.replace(base, worker=w.index), serve)
             pipe.close()  # a restart is not waited for: its log says when it listens
             log.info("worker restarted", worker=w.index, pid=w.process.pid if w.process else None)
 
@@ -282,11 +293,10 @@ def _stop_all(pool: list[_Worker]) -> None:
             p.join()
 
 
-def run_worker(options: Options, ready: Any) -> None:
+def run_worker(options: Options, ready: Any, serve: Serve) -> None:
     """A worker's process: ``serve`` on the shared port, saying ``ready`` once it listens."""
     import asyncio
 
-    from echoridge.serve import main_with
     from echoridge.store.embedded import die_with_parent
 
     die_with_parent()  # a supervisor killed with -9 takes its workers with it
@@ -298,4 +308,4 @@ def run_worker(options: Options, ready: Any) -> None:
             ready.send("ready")
             ready.close()
 
-    sys.exit(main_with(options, said_ready))
+    sys.exit(serve(options, said_ready))
