@@ -9,7 +9,12 @@ with the same seat's in ``gggg`` (same seat order, same deals).  Competitive lin
 * ``sggg`` vs ``gggg``: the strong seat against three greedy ones (target: at least twice the
   greedy seat's rate in the same seat);
 * ``gsss``: greedy against three strong; ``srrr`` vs ``grrr``: against random seats;
-* co-op (4 officers): a strong team's win rate against a greedy team's (target: 1.5x).
+* ``oggg``: the ceiling of the 2x target.  ``o`` is not a bot but a cheating reference: it plays
+  as the greedy bot and then names the true murderer, which it reads from the engine's state.  Its
+  rate is the most that a perfect accusation gives a seat that plays as greedy does.  Each seat
+  also reports how often it named the murderer (``seat_right``);
+* co-op, 2 and 4 officers: a strong team's win rate against a greedy team's (target: 1.5x; it
+  can be measured only where a greedy team's rate is under 1/1.5).
 
 It also reports the decision times of each level (wall p50/p99 and CPU per decision).  The
 strong bot searches ``--budget`` seconds per decision (0.5, the server's default), or a fixed
@@ -35,15 +40,15 @@ from echoridge_rules.commands import StartGame
 from echoridge_rules.serial import load
 
 MAX_COMMANDS = 5_000
-COMPETITIVE = ("sggg", "gggg", "gsss", "srrr", "grrr")
-COOP = ("ssss", "gggg")
-LEVEL = {"s": "strong", "g": "normal", "e": "easy", "r": "random"}
+COMPETITIVE = ("sggg", "gggg", "oggg", "gsss", "srrr", "grrr")
+COOP = ("ss", "gg", "ssss", "gggg")
+LEVEL = {"s": "strong", "g": "normal", "e": "easy", "r": "random", "o": "oracle"}
 
 
 def make(kind: str, seed: bytes, budget: float, simulations: int | None) -> Any:
     if kind == "s":
         return StrongPolicy(seed, budget=budget, simulations=simulations)
-    return {"g": GreedyPolicy, "e": EasyPolicy, "r": RandomPolicy}[kind](seed)
+    return {"g": GreedyPolicy, "o": GreedyPolicy, "e": EasyPolicy, "r": RandomPolicy}[kind](seed)
 
 
 def play(job: tuple[str, str, int, float, int | None]) -> dict[str, Any]:
@@ -67,14 +72,19 @@ def play(job: tuple[str, str, int, float, int | None]) -> dict[str, Any]:
         v = view(state, Seat(seat), cache)
         legal = v["you"]["legal"]
         wall, cpu = time.perf_counter(), time.process_time()
-        choice = bots[seat].choose(v, legal)
+        if lineup[seat] == "o" and any(c.get("type") == "accuse" for c in legal):
+            # the cheating reference: the true murderer, read from the state (see the docstring)
+            choice = next(c for c in legal if c.get("suspect") == state.murderer)
+        else:
+            choice = bots[seat].choose(v, legal)
         if len(legal) > 1:
             times[LEVEL[lineup[seat]]].append(
                 (time.perf_counter() - wall, time.process_time() - cpu)
             )
         cmd = load(choice)
     assert state.status is Status.OVER, "a game did not end"
-    return {"winners": list(state.winners), "times": dict(times)}
+    right = [i for i, p in enumerate(state.players) if p.accusation == state.murderer]
+    return {"winners": list(state.winners), "right": right, "times": dict(times)}
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -97,11 +107,14 @@ def run(lineup: str, mode: str, args: argparse.Namespace, pool: Any) -> dict[str
     start = time.perf_counter()
     results = pool.map(play, jobs, chunksize=1)
     seats = [0.0] * len(lineup)
+    right = [0] * len(lineup)
     team = 0
     times: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for r in results:
         for w in r["winners"]:
             seats[w] += 1 / len(r["winners"])
+        for seat in r["right"]:
+            right[seat] += 1
         team += bool(r["winners"])
         for level, ts in r["times"].items():
             times[level].extend(ts)
@@ -113,6 +126,7 @@ def run(lineup: str, mode: str, args: argparse.Namespace, pool: Any) -> dict[str
         "seconds": round(time.perf_counter() - start, 1),
         "seat_rates": [round(w / n, 3) for w in seats],
         "seat_ci95": [[round(x, 3) for x in wilson(w, n)] for w in seats],
+        "seat_right": [round(k / n, 3) for k in right],
     }
     if mode:
         out["team_rate"] = round(team / n, 3)
@@ -158,13 +172,24 @@ def main(argv: list[str] | None = None) -> int:
     if strong and greedy:
         summary["strong_vs_3_greedy_x"] = ratio(strong["seat_rates"][0], greedy["seat_rates"][0])
         summary["target_2x_met"] = (summary["strong_vs_3_greedy_x"] or 0) >= 2
+    oracle = by.get(("competitive", "oggg"))
+    if oracle and greedy:
+        summary["oracle_vs_3_greedy_x"] = ratio(oracle["seat_rates"][0], greedy["seat_rates"][0])
+        # the share of right accusations a seat that plays as greedy needs for the 2x target
+        won_when_right = oracle["seat_rates"][0] / max(oracle["seat_right"][0], 1e-9)
+        summary["right_needed_for_2x"] = round(2 * greedy["seat_rates"][0] / won_when_right, 3)
+        summary["greedy_right"] = greedy["seat_right"][0]
     strong, greedy = by.get(("competitive", "srrr")), by.get(("competitive", "grrr"))
     if strong and greedy:
         summary["strong_vs_3_random_x"] = ratio(strong["seat_rates"][0], greedy["seat_rates"][0])
-    strong, greedy = by.get(("cooperative", "ssss")), by.get(("cooperative", "gggg"))
-    if strong and greedy:
-        summary["coop_team_x"] = ratio(strong["team_rate"], greedy["team_rate"])
-        summary["target_1_5x_met"] = (summary["coop_team_x"] or 0) >= 1.5
+    for team in ("ss", "ssss"):
+        strong, greedy = by.get(("cooperative", team)), by.get(("cooperative", "g" * len(team)))
+        if strong and greedy:
+            key = f"coop{len(team)}"
+            summary[f"{key}_team_x"] = ratio(strong["team_rate"], greedy["team_rate"])
+            summary[f"{key}_target_1_5x_met"] = (summary[f"{key}_team_x"] or 0) >= 1.5
+            # 1.5x a greedy team's rate above 2/3 would be more than every game
+            summary[f"{key}_target_possible"] = greedy["team_rate"] < 1 / 1.5
     print(json.dumps({"summary": summary}), flush=True)
     return 0
 
