@@ -14,6 +14,8 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright (the dev extra)")
 
+from playwright.sync_api import expect
+
 from tests.conftest import RedisServer
 from tests.e2e.conftest import start_server
 from tests.web.conftest import SERVER_OPTIONS, base_url
@@ -29,7 +31,21 @@ def test_a_command_sent_while_redis_is_down_is_applied_when_it_is_back(
     try:
         eve = people(base_url(server), "Eve")
         create_table(eve, "Eve", 2, bots="fill-normal")
+        # the room knows both seats are taken before Start is pressed (a fresh-clone CI run once
+        # timed out below with no start in the server's log), and a refused start says why
+        expect(eve.page.locator("#room-seats")).to_contain_text("Every seat is taken")
         eve.page.click("#start-game")
+        eve.page.wait_for_function(  # Eve's turn, or a word from the room that is not good news
+            """() => {
+                const state = document.querySelector('#game')?.dataset.state;
+                const said = document.querySelector('#room-status')?.textContent || '';
+                return ['your-turn', 'decide'].includes(state)
+                    || !['', '…', 'The game starts!'].includes(said);
+            }""",
+            timeout=20_000,
+        )
+        refused = eve.page.evaluate("document.querySelector('#room-status')?.textContent || ''")
+        assert eve.state in ACTIONS or refused in ("", "…", "The game starts!"), refused
         eve.wait_state(*ACTIONS, timeout=20)
         before = eve.synced_mirror().version
         redis.kill()
