@@ -143,7 +143,7 @@ def my_move(page: Page, since: int) -> tuple[str | None, int]:
     raise AssertionError(f"no move offered in time: {heard[since - 3 :]} {answer(page)}")
 
 
-RISK = re.compile(r"\((b|k) and a risk from (\d) to (\d), ")
+RISK = re.compile(r"\((b|k) and a risk from (\d) to (\d)(, then n)?, ")
 ACTION = re.compile(r"\(([a-z]+(?: n)?), (\d+) h\)")
 
 
@@ -159,8 +159,8 @@ def choose(page: Page, prompt: str, risked: bool) -> str:
         return rest.group(1) if rest else "1"
     risks = RISK.findall(prompt)
     if risks:
-        letter, _, high = risks[0]
-        return f"{letter} {high}"
+        letter, _, high, night = risks[0]
+        return f"{letter} {high}{' n' if night else ''}"
     if not risked and "(day): drive" in prompt:
         city = type_command(page, "v")
         for block in re.findall(r"(?:^|\. )([A-Z][A-Za-z' ]+): [a-z]+ mobster", city):
@@ -278,3 +278,22 @@ def test_a_whole_game_in_text_mode_and_a_spectator_in_spanish(
     frases = bea.evaluate("async () => (await (await fetch('/errors.es.json')).json()).errors")
     assert bea.evaluate(refusal) == f"Rechazado: {frases['rules/not_your_turn']}"
     assert not bea_errors, bea_errors
+
+
+def test_a_risk_only_the_night_shift_allows_is_offered_with_its_n(
+    module_server: ServerProcess, people: Any
+) -> None:
+    """At night a Call for Backup is legal only with the Night Shift waiver: the offer says to
+    add n (a CI run once typed "b 4", was told to add n, and waited for a move that never came)."""
+    ann = people(base_url(module_server), "Ann")
+    ann.goto("/")
+    ann.page.wait_for_selector("#name")
+    phrases = """async (legal) => (await import('/js/textmode-menu.js')).offerPhrases(
+        {status: 'playing', you: {seat: 0, legal}, players: [{seat: 0}]})"""
+    night = [{"type": "call_for_backup", "risk": r, "night_shift": True} for r in (1, 2, 3)]
+    day = [{"type": "call_for_backup", "risk": r} for r in (1, 2, 3)]
+    said = ann.page.evaluate(phrases, night)
+    assert len(said) == 1 and RISK.search(f"{said[0]}") and "then n" in said[0], said
+    assert "then n" not in ann.page.evaluate(phrases, day)[0]
+    letter, low, high, then_n = RISK.findall(said[0])[0]
+    assert (letter, low, high, bool(then_n)) == ("b", "1", "3", True)

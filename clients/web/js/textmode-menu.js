@@ -162,7 +162,9 @@ export function offerPhrases(view) {
       out.push(t("text.offer.drive", { n: cmds.length, word: verbWord(verb) }));
     } else if (verb && verb.risk) {
       const risks = cmds.map((c) => c.risk);
-      out.push(t("text.offer.risk", { action: actionName(type), word: verbWord(verb), low: Math.min(...risks), high: Math.max(...risks), cost }));
+      // only with the Night Shift waiver (rules.md §10): the typed form ends in n ("b 3 n")
+      const key = cmds.every((c) => c.night_shift) ? "text.offer.risk_night_shift" : "text.offer.risk";
+      out.push(t(key, { action: actionName(type), word: verbWord(verb), low: Math.min(...risks), high: Math.max(...risks), cost }));
     } else if (type === "play_force") {
       const names = [...new Set(cmds.map((c) => forceName(c.card)))];
       out.push(t("text.offer.force", { word: verbWord(verb), cards: andList(names) }));
