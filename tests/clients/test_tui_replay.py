@@ -71,6 +71,21 @@ async def sdk_replay(url: str, table: str, viewer: Viewer) -> list[ReplayedVersi
     finally:
         await lobby.close()
 
+async def game_with_a_reveal(url: str) -> tuple[str, int, int]:
+    """A finished game, a seat and the first version whose view shows that seat a proof of a
+    committed label (a random game may show a seat none: another seat, or another game). A
+    look's proof opens the slot commitments of its decision, not a committed label."""
+    for _ in range(5):
+        table = await finished_game(url)
+        for seat in (0, 1):
+            for v in await sdk_replay(url, table, Viewer(seat=seat)):
+                you = v.view.get("you") or {}
+                proofs = [*v.view.get("proofs", ()), *you.get("proofs", ())]
+                if any(not p["label"].startswith("look/") for p in proofs):
+                    return table, seat, v.version
+    raise AssertionError("five games and no reveal to a seat")
+
+
 
 def shown(screen: ReplayScreen, version: int) -> Callable[[], bool]:
     return lambda: screen.version == version and not screen.busy
@@ -270,8 +285,8 @@ async def test_a_reveal_that_does_not_open_its_commitment_raises_the_alarm(
 ) -> None:
     """The server's pages, every commitment changed (its steps' ops made again from the
     changed views, so the pages agree with each other): the first reveal fails its check."""
-    table = await finished_game(server.url)
-    app = EchoRidgeApp(server.url, replay=table, seat=0, version=20)
+    table, seat, first = await game_with_a_reveal(server.url)
+    app = EchoRidgeApp(server.url, replay=table, seat=seat, version=first)
     lobby = await Lobby.connect(server.url)
     honest = lobby.replay_page
 
