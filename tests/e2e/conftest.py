@@ -88,6 +88,10 @@ def _start_server(redis_url: str, log: Path, port: int, *extra: str) -> ServerPr
                 "0",
                 "--max-waiting-tables-per-ip",
                 "0",
+                # Server-side bots move at once unless a test asks for a delay (a table of bots
+                # at the default 0.3 s a move spends half a minute waiting).
+                "--bot-delay",
+                "0.01",
                 *extra,
             ],
             stdin=subprocess.DEVNULL,
