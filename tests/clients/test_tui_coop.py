@@ -31,7 +31,7 @@ from echoridge_terminal.result import ResultScreen
 from echoridge_terminal.result import summary as result_summary
 from echoridge_terminal.screens import LobbyScreen
 from echoridge_terminal.waiting import WaitingScreen
-from tests.clients.test_tui import SIZE, plain, text_of, until
+from tests.clients.test_tui import SIZE, click, plain, text_of, until
 from tests.e2e.conftest import ServerProcess, servers  # noqa: F401
 
 
@@ -60,10 +60,10 @@ async def test_a_coop_table_from_the_lobby_to_the_team_result(server: ServerProc
             assert tables.get_row(listed)[1] == "co-op"
             assert isinstance(app.screen, LobbyScreen) and app.screen.modes[listed] == "co-op"
 
-            await pilot.click("#seats-2")
-            await pilot.click("#mode-cooperative")
+            await click(pilot, "#seats-2")
+            await click(pilot, "#mode-cooperative")
             assert app.screen.query_one("#mode", RadioSet).pressed_index == 1
-            await pilot.click("#create")
+            await click(pilot, "#create")
             await until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
             waiting = app.screen
             assert isinstance(waiting, WaitingScreen)
@@ -72,9 +72,9 @@ async def test_a_coop_table_from_the_lobby_to_the_team_result(server: ServerProc
             assert "Game: co-op" in text_of(waiting, "#table-info")
             button = waiting.query_one("#add-normal", Button)
             await until(pilot, lambda: not button.has_class("-active"), "a button at rest")
-            await pilot.click("#add-normal")
+            await click(pilot, "#add-normal")
             await until(pilot, lambda: waiting.bots == 1 and not waiting.busy, "a bot is added")
-            await pilot.click("#start")
+            await click(pilot, "#start")
 
             await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
             game = app.screen

@@ -14,7 +14,7 @@ from textual.widgets import Button, DataTable
 from echoridge_client.lobby import Lobby
 from echoridge_terminal import EchoRidgeApp
 from echoridge_terminal.screens import LobbyScreen
-from tests.clients.test_tui import SIZE, until
+from tests.clients.test_tui import SIZE, click, until
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, start_server
 
@@ -73,9 +73,9 @@ async def test_a_table_rated_with_its_bots_is_made_from_the_create_form(
             lambda: isinstance(app.screen, LobbyScreen) and app.ctx.lobby is not None,
             "the lobby connects",
         )
-        await pilot.click("#rate-bots")
+        await click(pilot, "#rate-bots")
         assert app.screen.query_one("#rate-bots", Checkbox).value is True
-        await pilot.click("#create")
+        await click(pilot, "#create")
         await until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
         table = app.ctx.table
     check = await Lobby.connect(lone_server.url)

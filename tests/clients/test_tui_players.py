@@ -35,7 +35,7 @@ from echoridge_terminal.ratings import LeaderboardScreen, PlayerScreen
 from echoridge_terminal.replayer import ReplayScreen
 from echoridge_terminal.screens import LobbyScreen
 from echoridge_terminal.waiting import WaitingScreen
-from tests.clients.test_tui import SIZE, text_of, until
+from tests.clients.test_tui import SIZE, click, text_of, until
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, start_server
 
@@ -141,7 +141,7 @@ async def test_first_play_makes_an_identity_asks_again_when_taken_and_signs_in_l
     async with asyncio.timeout(40), app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: lobby_ready(app), "the lobby")
         assert "no identity yet" in text_of(app.screen, "#lobby-status")
-        await pilot.click("#create")
+        await click(pilot, "#create")
         await until(
             pilot, lambda: "already taken" in text_of(app.screen, "#lobby-status"), "the name taken"
         )
@@ -149,7 +149,7 @@ async def test_first_play_makes_an_identity_asks_again_when_taken_and_signs_in_l
         assert app.focused is name and not store.path.exists() and app.ctx.me is None
         name.value = fresh
         await pilot.pause(1.0)  # (a button ignores clicks for 0.2 s after a press; slack for load)
-        await pilot.click("#create")
+        await click(pilot, "#create")
         await until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
         me = app.ctx.me
         assert me is not None and me.handle == fresh
@@ -181,7 +181,7 @@ async def test_a_guest_plays_without_an_identity(
     async with asyncio.timeout(40), app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: lobby_ready(app), "the lobby")
         assert "playing as a guest" in text_of(app.screen, "#lobby-status")
-        await pilot.click("#create")
+        await click(pilot, "#create")
         await until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
         assert app.ctx.me is None and app.ctx.lobby is not None
         info = await app.ctx.lobby.table(app.ctx.table or "")
@@ -261,7 +261,7 @@ async def test_ratings_the_leaderboard_a_players_page_and_a_replay_from_it(
         await pilot.press("escape", "escape")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
         app.screen.query_one("#table-id", Input).value = waiting
-        await pilot.click("#join")
+        await click(pilot, "#join")
         await until(
             pilot,
             lambda: (
@@ -297,12 +297,12 @@ async def test_a_report_from_the_replay_is_sent_then_already_sent(
         )
         dialog: Any = app.screen
         assert [p.name for p in dialog.people] == [rated.ben.handle]  # (not oneself)
-        await pilot.click("#reason-cheating")
+        await click(pilot, "#reason-cheating")
         dialog.query_one("#report-text", Input).value = "Knew every card"
-        await pilot.click("#send")
+        await click(pilot, "#send")
         await until(pilot, lambda: dialog.said.startswith("Report sent"), "the report sent")
         await pilot.pause(0.3)
-        await pilot.click("#send")
+        await click(pilot, "#send")
         await until(pilot, lambda: "already reported" in dialog.said, "already reported")
 
 
@@ -318,7 +318,7 @@ async def test_a_block_hides_the_players_chat_and_marks_their_tables(
     async with asyncio.timeout(40), app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: lobby_ready(app), "the lobby")
         app.screen.query_one("#table-id", Input).value = table
-        await pilot.click("#join")
+        await click(pilot, "#join")
         await until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
         await sdk.start(table, token)
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
@@ -335,7 +335,7 @@ async def test_a_block_hides_the_players_chat_and_marks_their_tables(
         dialog: Any = app.screen
         people = dialog.query_one("#people", OptionList)
         assert people.highlighted == 0 and dialog.people[0].identity == ben.id
-        await pilot.click("#block")
+        await click(pilot, "#block")
         await until(pilot, lambda: "is blocked" in dialog.said, "the block")
         assert not any("hello from Ben" in t for t in panel.lines)  # gone from the panel
         assert str(dialog.query_one("#block").label) == "Unblock"

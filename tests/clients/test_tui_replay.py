@@ -71,6 +71,7 @@ async def sdk_replay(url: str, table: str, viewer: Viewer) -> list[ReplayedVersi
     finally:
         await lobby.close()
 
+
 async def game_with_a_reveal(url: str) -> tuple[str, int, int]:
     """A finished game, a seat and the first version whose view shows that seat a proof of a
     committed label (a random game may show a seat none: another seat, or another game). A
@@ -84,7 +85,6 @@ async def game_with_a_reveal(url: str) -> tuple[str, int, int]:
                 if any(not p["label"].startswith("look/") for p in proofs):
                     return table, seat, v.version
     raise AssertionError("five games and no reveal to a seat")
-
 
 
 def shown(screen: ReplayScreen, version: int) -> Callable[[], bool]:

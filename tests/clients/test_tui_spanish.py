@@ -18,7 +18,7 @@ from echoridge_terminal.help import HelpScreen
 from echoridge_terminal.result import ResultScreen, why
 from echoridge_terminal.screens import LobbyScreen
 from echoridge_terminal.waiting import WaitingScreen
-from tests.clients.test_tui import SIZE, text_of, until
+from tests.clients.test_tui import SIZE, click, text_of, until
 from tests.e2e.conftest import ServerProcess, http_get, servers  # noqa: F401
 
 SHOTS = Path(__file__).resolve().parents[2] / "screenshots"
@@ -44,8 +44,8 @@ async def test_a_whole_game_in_spanish_to_the_result(server: ServerProcess) -> N
         )
         assert "Conectado con" in text_of(app.screen, "#lobby-status")
         app.save_screenshot(path=str(SHOTS), filename="tui-es-lobby.svg")
-        await pilot.click("#seats-2")
-        await pilot.click("#create")
+        await click(pilot, "#seats-2")
+        await click(pilot, "#create")
         await until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
         waiting = app.screen
         assert isinstance(waiting, WaitingScreen)
@@ -56,7 +56,7 @@ async def test_a_whole_game_in_spanish_to_the_result(server: ServerProcess) -> N
         await pilot.press("n")
         await until(pilot, lambda: waiting.taken == 2, "the bot sits")
         app.save_screenshot(path=str(SHOTS), filename="tui-es-waiting.svg")
-        await pilot.click("#start")
+        await click(pilot, "#start")
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
         game = app.screen
         assert isinstance(game, GameScreen)

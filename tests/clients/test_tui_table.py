@@ -42,7 +42,7 @@ from echoridge_terminal.result import summary
 from echoridge_terminal.screens import LobbyScreen
 from echoridge_terminal.team import lead_rule
 from echoridge_terminal.waiting import WaitingScreen
-from tests.clients.test_tui import plain, text_of, until
+from tests.clients.test_tui import click, plain, text_of, until
 from tests.conftest import RedisServer
 from tests.e2e.conftest import ServerProcess, start_server
 
@@ -175,7 +175,7 @@ async def test_the_waiting_room_says_names_not_seat_numbers(table_server: Server
             lambda: isinstance(app.screen, LobbyScreen) and app.ctx.lobby is not None,
             "the lobby",
         )
-        await pilot.click("#create")
+        await click(pilot, "#create")
         await until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
         waiting = app.screen
         await until(pilot, lambda: waiting.info is not None, "the seats")  # type: ignore[attr-defined]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -143,6 +144,10 @@ async def http_get(server: ServerProcess, path: str) -> tuple[int, str]:
             data = await reader.read()
     finally:
         writer.close()
+        # closed now, not at the loop's next turn: a test that then blocks (a server stopped
+        # with SIGTERM) would leave the server waiting for this socket to close
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
     head, _, body = data.decode().partition("\r\n\r\n")
     return int(head.split()[1]), body
 

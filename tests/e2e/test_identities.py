@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -35,6 +35,16 @@ from tests.e2e.test_archive import until
 
 def handle(prefix: str = "Ada") -> str:
     return prefix + uuid.uuid4().hex[:6]
+
+
+async def once(url: str, ask: Callable[[Lobby], Awaitable[object]]) -> object:
+    """Ask a fresh lobby connection one thing, and close it (a connection left open keeps the
+    server's SIGTERM drain waiting at the test's end)."""
+    lobby = await Lobby.connect(url)
+    try:
+        return await ask(lobby)
+    finally:
+        await lobby.close()
 
 
 async def signed_in(url: str, name: str) -> Lobby:
@@ -97,7 +107,7 @@ async def test_two_rated_games_match_openskill_and_a_rebuild(
     try:
         assert ada.identity is not None and ben.identity is not None and ada.secret
         with pytest.raises(Refused) as taken:
-            await (await Lobby.connect(url)).create_identity(ada_name.upper())
+            await once(url, lambda lobby: lobby.create_identity(ada_name.upper()))
         assert taken.value.code == "identity/handle_taken"
         with pytest.raises(Refused) as again:
             await ada.create_identity(handle())
@@ -197,7 +207,7 @@ async def test_an_identity_moves_to_another_device_once(server: ServerProcess) -
         assert moved.identity == first.identity and moved.secret not in (None, first.secret)
         await second.close()
         with pytest.raises(Refused) as used:
-            await (await Lobby.connect(url)).redeem_code(code.transfer_code)
+            await once(url, lambda lobby: lobby.redeem_code(code.transfer_code))
         assert used.value.code == "identity/bad_code"
         # each device signs in with its own secret
         for secret in (first.secret, moved.secret):
@@ -211,7 +221,7 @@ async def test_an_identity_moves_to_another_device_once(server: ServerProcess) -
             await Lobby.connect(url, jwt="eyJhbGciOiJIUzI1NiJ9.e30.c2ln")
         assert unsigned.value.code == "auth/jwt_not_accepted"
         with pytest.raises(Refused) as guest:
-            await (await Lobby.connect(url)).transfer_code()
+            await once(url, lambda lobby: lobby.transfer_code())
         assert guest.value.code == "identity/required"
     finally:
         await first.close()
