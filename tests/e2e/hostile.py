@@ -125,6 +125,8 @@ async def metrics(server: ServerProcess) -> dict[str, float]:
             data = await reader.read()
     finally:
         writer.close()
+        with contextlib.suppress(Exception):  # (now: the server waits for it to close)
+            await writer.wait_closed()
     body = data.split(b"\r\n\r\n", 1)[1].decode()
     out = {}
     for line in body.splitlines():

@@ -153,6 +153,7 @@ async def test_the_server_holds_at_most_its_cap_of_connections(
         writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         assert (await asyncio.wait_for(reader.read(), 5)).startswith(b"HTTP/1.1 200")
         writer.close()
+        await writer.wait_closed()
     assert (await upgrade(server)).status == 101
     assert (await metrics(server))[REFUSED % "global"] == 1
 
