@@ -160,10 +160,9 @@ class Person:
             if index == len(self._mirrored):
                 self._mirrored.append(socket)
                 self._consumed.append(0)
-            frames = socket.received[self._consumed[index] :]
-            self._consumed[index] += len(frames)
-            for frame in frames:
+            for frame in socket.received[self._consumed[index] :]:
                 self._follow(mirror, codec.decode_server(frame, JSON))
+                self._consumed[index] += 1  # (after: a frame that fails fails every call)
         return dataclasses.replace(mirror, welcomes=list(mirror.welcomes), deals=set(mirror.deals))
 
     @staticmethod
