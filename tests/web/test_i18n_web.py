@@ -271,7 +271,7 @@ def test_the_language_comes_from_the_browser_and_the_switch_is_remembered(
     page.goto(base_url(module_server) + "/#/")
     page.wait_for_function("() => document.documentElement.lang === 'es'")
     nav = page.get_by_role("navigation", name="Sitio")
-    assert nav.get_by_role("link").all_inner_texts() == ["Sala", "Clasificación"]
+    expect(nav.get_by_role("link")).to_have_text(["Sala", "Clasificación"])  # (once drawn)
     assert page.locator("#language").input_value() == "es"
     page.select_option("#language", "en")  # reloads in English, and stays so
     page.wait_for_function("() => document.documentElement.lang === 'en'")
