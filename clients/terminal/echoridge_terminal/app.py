@@ -18,13 +18,14 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
 from echoridge_client.errors import ClientError
 from echoridge_client.session import Spectator
 from echoridge_terminal import signin
 from echoridge_terminal.context import Context
 from echoridge_terminal.game import GameScreen
+from echoridge_terminal.header import Header
 from echoridge_terminal.i18n import set_language, t
 from echoridge_terminal.idstore import IdentityStore
 from echoridge_terminal.replayer import ReplayScreen, Viewer

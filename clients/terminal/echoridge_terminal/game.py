@@ -29,7 +29,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Header, OptionList, RichLog, Static
+from textual.widgets import Footer, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
 from echoridge_client.errors import ClientError, RevealError
@@ -46,6 +46,7 @@ from echoridge_terminal.describe import (
     prompt,
     unavailable,
 )
+from echoridge_terminal.header import Header
 from echoridge_terminal.help import HelpScreen
 from echoridge_terminal.i18n import error_words, t
 from echoridge_terminal.moderation import PlayersDialog, can_moderate

@@ -15,9 +15,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
 from echoridge_client.logtext import catalog
+from echoridge_terminal.header import Header
 from echoridge_terminal.i18n import language, t
 from echoridge_terminal.render import MARKER_STYLE, MOBSTER_STYLES
 

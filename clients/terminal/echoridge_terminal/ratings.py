@@ -18,12 +18,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Static
 
 from echoridge_client.errors import ClientError, Refused
 from echoridge_protocol import messages as m
 from echoridge_terminal import signin
 from echoridge_terminal.context import Context, bot_name, mode_words
+from echoridge_terminal.header import Header
 from echoridge_terminal.i18n import isolate, t
 from echoridge_terminal.replaydata import Viewer
 from echoridge_terminal.replayer import ReplayScreen

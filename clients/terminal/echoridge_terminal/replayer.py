@@ -36,7 +36,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, RichLog, Static
+from textual.widgets import Footer, RichLog, Static
 
 from echoridge_client.errors import Busy, ClientError, Refused, RevealError
 from echoridge_terminal import render, signin
@@ -49,6 +49,7 @@ from echoridge_terminal.game import (
     log_texts,
     reveal_alert,
 )
+from echoridge_terminal.header import Header
 from echoridge_terminal.help import HelpScreen
 from echoridge_terminal.i18n import language, t
 from echoridge_terminal.moderation import PlayersDialog, can_moderate

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
 from echoridge_client.errors import ClientError
 from echoridge_client.session import TableSession
@@ -26,6 +26,7 @@ from echoridge_terminal import coop, rematch, team
 from echoridge_terminal.context import Context
 from echoridge_terminal.data import evidence_name, suspect_gender, suspect_name
 from echoridge_terminal.describe import my_seat, who
+from echoridge_terminal.header import Header
 from echoridge_terminal.i18n import and_list, error_words, t
 from echoridge_terminal.render import seat_style
 

@@ -28,7 +28,6 @@ from textual.widgets import (
     Checkbox,
     DataTable,
     Footer,
-    Header,
     Input,
     Label,
     RadioButton,
@@ -43,6 +42,7 @@ from echoridge_terminal import signin
 from echoridge_terminal.account import AccountScreen
 from echoridge_terminal.context import Context, default_name, mode_words, player_name
 from echoridge_terminal.game import GameScreen
+from echoridge_terminal.header import Header
 from echoridge_terminal.help import HelpScreen
 from echoridge_terminal.i18n import error_words, isolate, t
 from echoridge_terminal.ratings import LeaderboardScreen, PlayerScreen

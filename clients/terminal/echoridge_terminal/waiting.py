@@ -19,7 +19,6 @@ from textual.screen import Screen
 from textual.widgets import (
     Button,
     Footer,
-    Header,
     Label,
     RichLog,
     Static,
@@ -30,6 +29,7 @@ from echoridge_client.session import TableSession
 from echoridge_protocol import messages as m
 from echoridge_terminal.context import Context, mode_words, player_name
 from echoridge_terminal.game import GameScreen
+from echoridge_terminal.header import Header
 from echoridge_terminal.help import HelpScreen
 from echoridge_terminal.i18n import error_words, isolate, t
 
