@@ -19,7 +19,7 @@ from websockets.typing import Subprotocol
 
 from echoridge_protocol import codec
 from echoridge_protocol import messages as m
-from tests.e2e.conftest import ServerProcess
+from tests.e2e.conftest import ServerProcess, http_get
 
 
 @dataclass
@@ -117,17 +117,7 @@ async def send_all(ws: ClientConnection, messages: list[m.ClientMessage]) -> Non
 
 async def metrics(server: ServerProcess) -> dict[str, float]:
     """/metrics as {series: value} (series as written, labels included)."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-    try:
-        writer.write(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-        await writer.drain()
-        async with asyncio.timeout(5):
-            data = await reader.read()
-    finally:
-        writer.close()
-        with contextlib.suppress(Exception):  # (now: the server waits for it to close)
-            await writer.wait_closed()
-    body = data.split(b"\r\n\r\n", 1)[1].decode()
+    _, body = await http_get(server, "/metrics")
     out = {}
     for line in body.splitlines():
         if line and not line.startswith("#"):

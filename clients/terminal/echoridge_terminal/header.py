@@ -20,7 +20,9 @@ from textual.widgets._header import HeaderTitle
 
 class Header(TextualHeader):
     def _on_mount(self, event: Mount) -> None:
-        event.prevent_default()  # (instead of textual's watchers, not beside them)
+        # instead of textual's watchers, not beside them (this also skips Widget's own Mount
+        # handler, which only turns on scrollbars that a header never has)
+        event.prevent_default()
 
         async def set_title() -> None:
             with contextlib.suppress(NoScreen, NoMatches):
